@@ -1,0 +1,208 @@
+#include "harness/bench/bench_child.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <iostream>
+#include <iterator>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/bench/bench_spec.h"
+#include "harness/device/buffers.h"
+#include "harness/device/generators.h"
+#include "harness/isolate/launcher.h"
+#include "harness/kernels/catalog.h"
+#include "harness/toolchain/driver.h"
+
+namespace ladder::bench {
+namespace {
+using nlohmann::json;
+using toolchain::check;
+using toolchain::Event;
+
+void send(int fd, const json& j) {
+  const std::string line = j.dump() + "\n";
+  if (::write(fd, line.data(), line.size()) < 0) std::cerr << "bench child: result pipe closed\n";
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct PackedLaunch {
+  CUfunction fn;
+  const KernelLaunch* plan;
+  std::vector<std::array<unsigned char, 8>> slots;
+  std::vector<void*> params;
+};
+
+std::vector<PackedLaunch> pack(const std::vector<KernelLaunch>& plans, isolate::ImageSet& images,
+                               const DeviceBuffers& buffers) {
+  std::vector<PackedLaunch> out;
+  for (const auto& k : plans) {
+    const auto& img = images.image(k);
+    if (!img.ok) throw std::runtime_error(fmt::format("{}: {} {}", k.entry, img.error, img.log));
+    PackedLaunch p{images.function(k), &k, {}, {}};
+    for (const auto& a : k.args) {
+      std::array<unsigned char, 8> s{};
+      if (a.is_buffer) {
+        const CUdeviceptr ptr = buffers.pointer(a.buffer);
+        std::memcpy(s.data(), &ptr, sizeof ptr);
+      } else {
+        switch (a.type) {
+          case DType::F32: { const float v = static_cast<float>(a.value); std::memcpy(s.data(), &v, 4); break; }
+          case DType::F64: { const double v = a.value; std::memcpy(s.data(), &v, 8); break; }
+          case DType::I32: { const std::int32_t v = static_cast<std::int32_t>(a.value); std::memcpy(s.data(), &v, 4); break; }
+          case DType::U32: { const std::uint32_t v = static_cast<std::uint32_t>(a.value); std::memcpy(s.data(), &v, 4); break; }
+          case DType::I64: { const std::int64_t v = static_cast<std::int64_t>(a.value); std::memcpy(s.data(), &v, 8); break; }
+          default: throw std::invalid_argument("unsupported scalar type");
+        }
+      }
+      p.slots.push_back(s);
+    }
+    out.push_back(std::move(p));
+  }
+  for (auto& p : out)
+    for (auto& s : p.slots) p.params.push_back(s.data());
+  return out;
+}
+
+void launch_all(std::vector<PackedLaunch>& launches) {
+  const auto& api = *toolchain::driver();
+  for (auto& p : launches) {
+    const auto& k = *p.plan;
+    if (k.grid[0] == 0) continue;
+    if (k.shared_bytes > 48 * 1024)
+      api.FuncSetAttribute(p.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(k.shared_bytes));
+    check(api.LaunchKernel(p.fn, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2], k.shared_bytes,
+                           nullptr, p.params.data(), nullptr),
+          "cuLaunchKernel");
+  }
+}
+
+// Hot: `iters` back-to-back launches between two events (launch gaps hidden by the queue).
+// Cold: a flush of twice the L2 before each launch, events around the launch alone.
+json time_plans(const std::vector<KernelLaunch>& plans, isolate::ImageSet& images,
+                const toolchain::DeviceMemory& flush, int iters) {
+  const auto& api = *toolchain::driver();
+  DeviceBuffers buffers(plans.front().buffers);
+  std::map<std::string, std::vector<std::byte>> inputs;
+  for (const auto& b : plans.front().buffers)
+    if ((b.role == BufferRole::Input || b.role == BufferRole::InOut) && b.alias_of.empty())
+      inputs.emplace(b.name, generate(b, mix_seed(plans.front().seed, b.name)));
+  buffers.prepare(inputs, kSentinelA);
+  auto launches = pack(plans, images, buffers);
+  for (int i = 0; i < 3; ++i) launch_all(launches);
+  check(api.CtxSynchronize(), "cuCtxSynchronize (warm-up)");
+
+  std::vector<double> hot;
+  for (int rep = 0; rep < 5; ++rep) {
+    const Event a = Event::create(), b = Event::create();
+    a.record();
+    for (int i = 0; i < iters; ++i) launch_all(launches);
+    b.record();
+    hot.push_back(1000.0 * Event::elapsed_ms(a, b) / iters);
+  }
+  std::vector<double> cold;
+  for (int i = 0; i < std::max(5, iters / 4); ++i) {
+    check(api.MemsetD8Async(flush.get(), static_cast<unsigned char>(i), flush.size(), nullptr), "cuMemsetD8Async (flush)");
+    const Event a = Event::create(), b = Event::create();
+    a.record();
+    launch_all(launches);
+    b.record();
+    cold.push_back(1000.0 * Event::elapsed_ms(a, b));
+  }
+  check(api.CtxSynchronize(), "cuCtxSynchronize");
+  std::string geometry;
+  for (const auto& k : plans)
+    geometry += fmt::format("{}{} grid {}x{} block {}x{}", geometry.empty() ? "" : "; ", k.entry, k.grid[0], k.grid[1],
+                            k.block[0], k.block[1]);
+  return {{"hot_us", median(hot)}, {"cold_us", median(cold)}, {"geometry", geometry},
+          {"bytes", minimum_bytes(plans.front().buffers)}};
+}
+
+}  // namespace
+
+int bench_child_main(const BenchChildOptions& opts) {
+  json spec;
+  try {
+    spec = json::parse(std::string((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>()));
+  } catch (const std::exception& e) {
+    send(opts.result_fd, {{"type", "unresolved"}, {"evidence", e.what()}});
+    return 2;
+  }
+  if (!toolchain::driver()) {
+    send(opts.result_fd, {{"type", "skipped"}, {"evidence", "no CUDA device: " + toolchain::driver_load_error()}});
+    return 0;
+  }
+  try {
+    auto ctx = toolchain::Context::create(0);
+    const auto& dev = ctx.device();
+    const std::string arch = opts.arch.empty() ? dev.arch() : opts.arch;
+    const toolchain::Nvrtc nvrtc(opts.nvrtc_path);
+    toolchain::CompileCache cache(opts.cache_dir);
+    isolate::ImageSet images(nvrtc, cache, arch, nullptr);
+    send(opts.result_fd, {{"type", "toolchain"}, {"gpu", dev.name}, {"arch", arch}, {"sm_count", dev.sm_count},
+                          {"driver_version", dev.driver_version}, {"l2_bytes", dev.l2_bytes},
+                          {"nvrtc_version", fmt::format("{}.{}", nvrtc.version().major, nvrtc.version().minor)}});
+    const int iters = spec.value("iters", 50);
+    const auto flush = toolchain::DeviceMemory::allocate(std::max<std::size_t>(2 * static_cast<std::size_t>(dev.l2_bytes), 256u << 20));
+
+    // The ceiling: a large device-to-device copy, read plus write.
+    {
+      const std::size_t bytes = std::size_t{1} << 30;
+      auto src = toolchain::DeviceMemory::allocate(bytes), dst = toolchain::DeviceMemory::allocate(bytes);
+      const auto& api = *toolchain::driver();
+      check(api.MemsetD8(src.get(), 1, bytes), "cuMemsetD8");
+      check(api.MemcpyDtoD(dst.get(), src.get(), bytes), "cuMemcpyDtoD (warm-up)");
+      std::vector<double> us;
+      for (int i = 0; i < 10; ++i) {
+        const Event a = Event::create(), b = Event::create();
+        a.record();
+        check(api.MemcpyDtoDAsync(dst.get(), src.get(), bytes, nullptr), "cuMemcpyDtoDAsync");
+        b.record();
+        us.push_back(1000.0 * Event::elapsed_ms(a, b));
+      }
+      const double t = median(us);
+      send(opts.result_fd, {{"type", "copy"}, {"bytes", 2.0 * bytes}, {"us", t}, {"gbps", 2.0 * bytes / (t * 1e3)}});
+    }
+
+    for (const auto& jc : spec.at("cases")) {
+      const BenchCase c = bench_case_from_json(jc);
+      json row = to_json(c);
+      row["type"] = "result";
+      try {
+        const auto plans = kernels::plan(c.kernel, Case{{"rows", c.rows}, {"d", c.d}}, {{"eps", c.eps}});
+        row["impl"] = "ladder";
+        row.update(time_plans(plans, images, flush, iters));
+        send(opts.result_fd, row);
+        if (c.unfused_baseline) {
+          json base = to_json(c);
+          base["type"] = "result";
+          base["impl"] = "unfused add + rmsnorm";
+          base.update(time_plans(unfused_add_then_rmsnorm(c), images, flush, iters));
+          base["bytes"] = row["bytes"];  // the same minimum work, done in two passes
+          send(opts.result_fd, base);
+        }
+      } catch (const std::exception& e) {
+        row["error"] = e.what();
+        send(opts.result_fd, row);
+        if (dynamic_cast<const toolchain::DriverError*>(&e) &&
+            toolchain::is_sticky(dynamic_cast<const toolchain::DriverError&>(e).code))
+          return 1;  // the context is gone; the parent reports the rest as not measured
+      }
+    }
+  } catch (const std::exception& e) {
+    send(opts.result_fd, {{"type", "unresolved"}, {"evidence", e.what()}});
+    return 1;
+  }
+  send(opts.result_fd, {{"type", "done"}});
+  return 0;
+}
+
+}  // namespace ladder::bench

@@ -1,0 +1,86 @@
+// `ladder bench [KERNEL...]`: GB/s of the production kernels, hot and cold, beside a copy
+// ceiling and an unfused baseline measured in the same run, in one child process.
+#include <iostream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "harness/bench/bench_spec.h"
+#include "harness/cli/commands.h"
+#include "harness/cli/run_common.h"
+#include "harness/isolate/spawn.h"
+#include "harness/report/bench_markdown.h"
+#include "harness/report/run_document.h"
+#include "harness/toolchain/paths.h"
+
+namespace ladder::cli {
+
+void add_bench(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("bench", "time the production kernels against a copy ceiling measured in the same run");
+  struct State {
+    std::vector<std::string> ops;
+    std::string json_path, arch, nvrtc, dtype;
+    int iters = 50;
+    double timeout_s = 600;
+  };
+  auto st = std::make_shared<State>();
+  cmd->add_option("kernels", st->ops, "ops to time (default: all in the default list)");
+  cmd->add_option("--dtype", st->dtype, "only this dtype");
+  cmd->add_option("--json", st->json_path, "write the bench document to FILE");
+  cmd->add_option("--iters", st->iters, "launches per hot timing")->check(CLI::Range(1, 100000));
+  cmd->add_option("--arch", st->arch, "compile for this arch (default: the device's)");
+  cmd->add_option("--nvrtc", st->nvrtc, "path of the libnvrtc.so to compile with");
+  cmd->add_option("--timeout", st->timeout_s, "seconds for the whole bench child")->check(CLI::PositiveNumber);
+  cmd->callback([st, &exit_code] {
+    std::vector<bench::BenchCase> cases;
+    const std::set<std::string> wanted(st->ops.begin(), st->ops.end());
+    std::set<std::string> seen;
+    for (const auto& c : bench::default_cases()) {
+      seen.insert(c.kernel.op);
+      if (!wanted.empty() && !wanted.count(c.kernel.op)) continue;
+      if (!st->dtype.empty() && label(c.kernel.dtype) != st->dtype) continue;
+      cases.push_back(c);
+    }
+    for (const auto& w : wanted)
+      if (!seen.count(w)) {
+        std::cerr << "ladder bench: unknown kernel '" << w << "'\n";
+        exit_code = kExitHarness;
+        return;
+      }
+    nlohmann::json spec = {{"iters", st->iters}, {"cases", nlohmann::json::array()}};
+    for (const auto& c : cases) spec["cases"].push_back(bench::to_json(c));
+    std::vector<std::string> argv{toolchain::self_executable(), "__bench-child"};
+    if (!st->arch.empty()) argv.insert(argv.end(), {"--arch", st->arch});
+    if (!st->nvrtc.empty()) argv.insert(argv.end(), {"--nvrtc", st->nvrtc});
+    install_interrupt_handler();
+    const auto run = isolate::spawn_and_collect(argv, spec.dump(), st->timeout_s);
+
+    nlohmann::json doc = {{"tool", "ladder-bench"}, {"command", command_line()}, {"date", now_iso8601()},
+                          {"commit", current_commit()}, {"host", host_name()}, {"results", nlohmann::json::array()}};
+    std::string problem;
+    bool done = false;
+    for (const auto& m : run.messages) {
+      const std::string type = m.value("type", "");
+      if (type == "toolchain") doc["toolchain"] = m;
+      else if (type == "copy") doc["copy"] = m;
+      else if (type == "result") doc["results"].push_back(m);
+      else if (type == "skipped") problem = "SKIPPED: " + m.value("evidence", "");
+      else if (type == "unresolved") problem = "UNRESOLVED: " + m.value("evidence", "");
+      else if (type == "done") done = true;
+    }
+    if (!done && problem.empty())
+      problem = run.timed_out ? "timeout" : run.signal ? "crash: " + isolate::signal_name(run.signal)
+                                                       : fmt::format("child exited {} early", run.exit_code);
+    doc["problem"] = problem;
+    doc = bench::annotate(doc);
+    std::cout << bench::bench_terminal_table(doc);
+    if (!problem.empty()) std::cout << problem << "\n";
+    if (!st->json_path.empty()) write_file_atomic(st->json_path, doc.dump(1) + "\n");
+    const bool skipped = problem.rfind("SKIPPED", 0) == 0;
+    bool errors = false;
+    for (const auto& r : doc["results"]) errors |= r.contains("error");
+    exit_code = skipped ? kExitOk : (!problem.empty() || errors) ? kExitFailure : kExitOk;
+  });
+}
+
+}  // namespace ladder::cli

@@ -1,0 +1,97 @@
+#include "harness/cli/run_common.h"
+
+#include <fnmatch.h>
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "harness/report/printers.h"
+
+namespace ladder::cli {
+
+void add_common_options(CLI::App& cmd, CommonOptions& o) {
+  cmd.add_option("--json", o.json_path, "write results as JSON to FILE (rewritten after every rung)");
+  cmd.add_option("--timeout", o.runner.timeout_s, "seconds per child before its process group is ended")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--arch", o.runner.arch, "compile for this arch (default: the device's, or sm_90)");
+  cmd.add_option("--nvrtc", o.runner.nvrtc_path, "path of the libnvrtc.so to compile with");
+  cmd.add_option("--jobs,-j", o.runner.jobs, "rungs run at once")->check(CLI::Range(1, 256));
+  cmd.add_option("--cache-dir", o.runner.cache_dir, "compile cache folder");
+  cmd.add_flag("--no-cache", o.runner.no_cache, "compile everything afresh");
+  cmd.add_flag("--compile-only", o.runner.compile_only, "stop after the image stage; touch no GPU");
+  cmd.add_flag("--verbose,-v", o.verbose, "longer evidence and NVRTC logs");
+  cmd.add_flag("--git-bisect", o.git_bisect, "exit 0 good, 1 bad, 125 skip (toolchain or device problem)");
+}
+
+std::vector<Rung> select_rungs(const std::vector<Rung>& rungs, const std::vector<std::string>& globs) {
+  if (globs.empty()) return rungs;
+  std::vector<Rung> out;
+  for (const auto& g : globs) {
+    bool any = false;
+    for (const auto& r : rungs)
+      if (::fnmatch(g.c_str(), r.name.c_str(), 0) == 0) {
+        any = true;
+        if (std::none_of(out.begin(), out.end(), [&](const Rung& x) { return x.name == r.name; })) out.push_back(r);
+      }
+    if (!any) throw std::invalid_argument(fmt::format("no rung matches '{}'", g));
+  }
+  // Keep the ladder's order: rungs build on each other.
+  std::vector<Rung> ordered;
+  for (const auto& r : rungs)
+    if (std::any_of(out.begin(), out.end(), [&](const Rung& x) { return x.name == r.name; })) ordered.push_back(r);
+  return ordered;
+}
+
+void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDocument& doc) {
+  std::vector<std::unique_ptr<Printer>> printers;
+  printers.push_back(make_terminal_printer(std::cout, o.verbose));
+  if (!o.json_path.empty()) printers.push_back(make_json_printer(o.json_path));
+  doc.date = now_iso8601();
+  doc.commit = current_commit();
+  doc.host = host_name();
+  doc.options = {{"timeout_s", o.runner.timeout_s}, {"arch", o.runner.arch}, {"nvrtc", o.runner.nvrtc_path},
+                 {"jobs", o.runner.jobs}, {"compile_only", o.runner.compile_only}, {"no_cache", o.runner.no_cache}};
+  for (auto& p : printers) p->begin(doc);
+  isolate::ToolchainFacts facts;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto on_done = [&](const RungResult& r) {
+    doc.rungs.push_back(r);
+    if (doc.toolchain.empty() && !facts.facts.empty()) doc.toolchain = facts.facts;
+    doc.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    for (auto& p : printers) p->rung(doc, r);
+  };
+  auto results = isolate::run_rungs(rungs, o.runner, facts, on_done);
+  // Printed in finishing order; stored in ladder order.
+  doc.rungs = std::move(results);
+  doc.toolchain = facts.facts;
+  doc.toolchain.erase("type");
+  doc.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  doc.interrupted = isolate::stop_requested();
+  doc.finished = !doc.interrupted;
+  for (auto& p : printers) p->end(doc);
+}
+
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string out;
+  for (char c : raw) out += c == '\0' ? ' ' : c;
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+void install_interrupt_handler() {
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { isolate::request_stop(); };
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+}  // namespace ladder::cli

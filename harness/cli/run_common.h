@@ -1,0 +1,35 @@
+// What `run`, `verify` and `bench` share: the toolchain options, selecting rungs, and running
+// them through the isolation runner into a RunDocument with printers attached.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "harness/isolate/runner.h"
+#include "harness/report/run_document.h"
+
+namespace ladder::cli {
+
+struct CommonOptions {
+  isolate::RunnerOptions runner;
+  std::string json_path;
+  bool verbose = false;
+  bool git_bisect = false;
+};
+
+void add_common_options(CLI::App& cmd, CommonOptions& o);
+
+// Keeps rungs whose names match any glob (all when `globs` is empty). Unknown globs are errors.
+std::vector<Rung> select_rungs(const std::vector<Rung>& rungs, const std::vector<std::string>& globs);
+
+// Runs rungs with a terminal printer (and a JSON printer with --json); fills doc.
+void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDocument& doc);
+
+// `command` as typed, for the document's provenance.
+std::string command_line();
+
+// Installs the SIGINT/SIGTERM handler that stops children and keeps finished results.
+void install_interrupt_handler();
+
+}  // namespace ladder::cli

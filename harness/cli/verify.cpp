@@ -1,0 +1,140 @@
+// `ladder verify [KERNEL...]`: every production kernel, dtype and variant over the default shape
+// grid, each rung in its own child with every sentinel, redzone, clobber and determinism check,
+// against the fp64 oracles. Prints the worst error per kernel, dtype and shape.
+#include <iostream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "harness/cli/commands.h"
+#include "harness/cli/run_common.h"
+#include "harness/kernels/catalog.h"
+#include "harness/report/printers.h"
+
+namespace ladder::cli {
+namespace {
+
+using Variant = std::map<std::string, std::string>;
+
+// The grid: rows x hidden sizes, for the default variant of every op and dtype.
+const std::vector<std::int64_t> kRows{1, 7, 83, 257, 4096};
+const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125, 8192, 16384};
+// Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
+const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
+    {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 32768}, {2, 65536}};
+
+std::vector<Variant> variants_of(const std::string& op) {
+  if (op == "rmsnorm")
+    return {{{"weight", "none"}}, {{"weight", "gemma"}}, {{"inplace", "y_x"}}, {{"strided", "1"}},
+            {{"strided", "odd"}}, {{"write_rstd", "0"}}};
+  if (op == "add_rmsnorm")
+    return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
+            {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},
+            {{"convention", "B"}, {"inplace", "both"}}};
+  if (op == "layernorm") return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}}};
+  if (op == "rmsnorm_bwd") return {{{"weight", "gemma"}}, {{"weight", "none"}}, {{"strided", "odd"}}};
+  if (op == "add_rmsnorm_bwd") return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}};
+  if (op == "layernorm_bwd") return {{{"affine", "0"}}, {{"strided", "odd"}}};
+  return {};
+}
+
+std::string variant_text(const Variant& v) {
+  std::string s;
+  for (const auto& [k, val] : v) s += fmt::format("{}{}_{}", s.empty() ? "" : "_", k, val);
+  return s;
+}
+
+Rung kernel_rung(const std::string& op, DType dt, const Variant& v, std::vector<Case> cases, double eps) {
+  Rung r;
+  r.name = fmt::format("{}_{}{}{}", op, label(dt), v.empty() ? "" : "_", variant_text(v));
+  r.adds = v.empty() ? "default variant, full grid" : "variant " + variant_text(v);
+  r.features = {"production_kernel", op, std::string(label(dt))};
+  r.kernel = KernelRef{op, dt, v};
+  r.scalars = {{"eps", eps}};
+  r.deterministic = true;  // our kernels claim bitwise determinism (no atomics)
+  r.cases = std::move(cases);
+  r.seed = std::hash<std::string>{}(r.name);
+  return r;
+}
+
+std::string ratio_cell(const RungResult& r, std::int64_t rows, std::int64_t d) {
+  for (const auto& c : r.cases) {
+    if (c.shape.at("rows") != rows || c.shape.at("d") != d) continue;
+    if (c.failure) return std::string(label(*c.failure));
+    if (c.skipped) return "skip";
+    double worst = 0;
+    for (const auto& n : c.numerics) worst = std::max(worst, n.worst_ratio);
+    return fmt::format("{:.2f}", worst);
+  }
+  return "-";
+}
+
+}  // namespace
+
+void add_verify(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("verify", "verify the production kernels in isolation against the fp64 oracles");
+  struct State {
+    CommonOptions common;
+    std::vector<std::string> ops;
+    std::string dtype;
+    bool quick = false;
+  };
+  auto st = std::make_shared<State>();
+  st->common.runner.timeout_s = 300;
+  add_common_options(*cmd, st->common);
+  cmd->add_option("kernels", st->ops, "ops to verify (default: all)");
+  cmd->add_option("--dtype", st->dtype, "only this dtype (f32, f16, bf16)");
+  cmd->add_flag("--quick", st->quick, "leave out the 4096-row shapes");
+  cmd->callback([st, &exit_code] {
+    const auto all_ops = kernels::ops();
+    std::vector<std::string> ops;
+    for (const auto& o : all_ops)
+      if (o != "column_sum" && (st->ops.empty() || std::count(st->ops.begin(), st->ops.end(), o))) ops.push_back(o);
+    for (const auto& o : st->ops)
+      if (!std::count(all_ops.begin(), all_ops.end(), o)) {
+        std::cerr << "ladder verify: unknown kernel '" << o << "'\n";
+        exit_code = kExitHarness;
+        return;
+      }
+    std::vector<Rung> rungs;
+    for (const auto& op : ops)
+      for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
+        if (!st->dtype.empty() && label(dt) != st->dtype) continue;
+        std::vector<Case> grid;
+        for (auto rows : kRows)
+          if (!(st->quick && rows == 4096))
+            for (auto d : kHidden) grid.push_back({{"rows", rows}, {"d", d}});
+        for (auto [rows, d] : kSmallShapes) grid.push_back({{"rows", rows}, {"d", d}});
+        grid.push_back({{"rows", 0}, {"d", 64}});
+        rungs.push_back(kernel_rung(op, dt, {}, grid, 1e-5));
+        // eps large enough to matter: catches eps dropped or placed outside the sqrt.
+        rungs.push_back(kernel_rung(op, dt, {}, {{{"rows", 7}, {"d", 8}}, {{"rows", 83}, {"d", 769}}}, 0.1));
+        rungs.back().name += "_eps0.1";
+        std::vector<Case> small;
+        for (auto [rows, d] : kSmallShapes) small.push_back({{"rows", rows}, {"d", d}});
+        for (const auto& v : variants_of(op)) rungs.push_back(kernel_rung(op, dt, v, small, 1e-6));
+      }
+    install_interrupt_handler();
+    RunDocument doc;
+    doc.command = command_line();
+    doc.ladder_name = "verify";
+    doc.ladder_file = "(production kernels)";
+    run_and_print(rungs, st->common, doc);
+
+    std::cout << "\nworst error / bound per shape (default variants; rows down, d across):\n";
+    for (const auto& r : doc.rungs) {
+      if (r.adds != "default variant, full grid") continue;
+      std::cout << fmt::format("{}\n  {:>6}", r.name, "rows");
+      for (auto d : kHidden) std::cout << fmt::format(" {:>9}", d);
+      std::cout << "\n";
+      for (auto rows : kRows) {
+        std::cout << fmt::format("  {:>6}", rows);
+        for (auto d : kHidden) std::cout << fmt::format(" {:>9}", ratio_cell(r, rows, d));
+        std::cout << "\n";
+      }
+    }
+    exit_code = doc.exit_code(st->common.git_bisect);
+  });
+}
+
+}  // namespace ladder::cli

@@ -1,0 +1,83 @@
+#include "harness/device/generators.h"
+
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "harness/core/element.h"
+
+namespace ladder {
+namespace {
+
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  double uniform01() { return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53; }
+};
+
+}  // namespace
+
+std::uint64_t mix_seed(std::uint64_t seed, const std::string& text) {
+  std::uint64_t h = seed ^ 0x6a09e667f3bcc909ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return SplitMix64{h}.next();
+}
+
+std::vector<std::byte> generate(const ConcreteBuffer& b, std::uint64_t seed) {
+  const std::size_t esize = size_of(b.dtype);
+  std::vector<std::byte> out(static_cast<std::size_t>(b.storage_elements()) * esize);
+  SplitMix64 rng{mix_seed(seed, b.name)};
+  std::string kind = b.init;
+  double constant = 0;
+  if (kind.rfind("constant:", 0) == 0) {
+    const std::string v = kind.substr(9);
+    try {
+      std::size_t used = 0;
+      constant = std::stod(v, &used);
+      if (used != v.size()) throw std::invalid_argument(v);
+    } catch (const std::exception&) {
+      throw std::invalid_argument(fmt::format("buffer {}: init '{}': expected constant:NUMBER", b.name, b.init));
+    }
+    kind = "constant";
+  }
+  if (kind != "normal" && kind != "uniform" && kind != "ones" && kind != "arange" && kind != "constant")
+    throw std::invalid_argument(fmt::format(
+        "buffer {}: unknown init '{}' (known: normal, uniform, ones, arange, constant:V)", b.name, b.init));
+  std::int64_t index = 0;
+  for (std::int64_t r = 0; r < b.rows; ++r)
+    for (std::int64_t c = 0; c < b.cols; ++c, ++index) {
+      double v = 0;
+      if (kind == "normal") {
+        const double u1 = rng.uniform01(), u2 = rng.uniform01();
+        v = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+      } else if (kind == "uniform") {
+        v = 2.0 * rng.uniform01() - 1.0;
+      } else if (kind == "ones") {
+        v = 1.0;
+      } else if (kind == "arange") {
+        v = static_cast<double>(index);
+      } else {
+        v = constant;
+      }
+      store_element(out.data() + static_cast<std::size_t>(r * b.row_stride + c) * esize, b.dtype, v);
+    }
+  return out;
+}
+
+std::vector<double> logical_values(const ConcreteBuffer& b, const std::vector<std::byte>& storage) {
+  const std::size_t esize = size_of(b.dtype);
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(b.logical_elements()));
+  for (std::int64_t r = 0; r < b.rows; ++r)
+    for (std::int64_t c = 0; c < b.cols; ++c)
+      out.push_back(load_element(storage.data() + static_cast<std::size_t>(r * b.row_stride + c) * esize, b.dtype));
+  return out;
+}
+
+}  // namespace ladder

@@ -1,0 +1,211 @@
+#include "harness/isolate/launcher.h"
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "harness/checks/evaluate.h"
+#include "harness/device/buffers.h"
+#include "harness/device/generators.h"
+
+namespace ladder::isolate {
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(fmt::format("cannot read source file {}", path));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// One kernel parameter's bytes; pointers and scalars alike fit in 8.
+struct ParamSlot {
+  alignas(8) unsigned char bytes[8] = {};
+};
+
+ParamSlot pack_scalar(DType t, double v) {
+  ParamSlot s;
+  auto put = [&](auto x) { std::memcpy(s.bytes, &x, sizeof x); };
+  switch (t) {
+    case DType::F32: put(static_cast<float>(v)); break;
+    case DType::F64: put(v); break;
+    case DType::I32: put(static_cast<std::int32_t>(v)); break;
+    case DType::U32: put(static_cast<std::uint32_t>(v)); break;
+    case DType::I64: put(static_cast<std::int64_t>(v)); break;
+    default: throw std::invalid_argument(fmt::format("scalar arguments of type {} are not supported", label(t)));
+  }
+  return s;
+}
+
+}  // namespace
+
+ImageSet::ImageSet(const toolchain::Nvrtc& nvrtc, toolchain::CompileCache& cache, std::string arch, Reporter report)
+    : nvrtc_(nvrtc), cache_(cache), arch_(std::move(arch)), report_(std::move(report)) {}
+
+const CompiledImage& ImageSet::image(const KernelLaunch& k) {
+  const Key key{k.source, k.entry, k.options};
+  if (auto it = images_.find(key); it != images_.end()) return it->second;
+  CompiledImage img;
+  img.source = k.source;
+  img.entry = k.entry;
+  const auto t0 = Clock::now();
+  if (k.source_kind == SourceKind::CudaCpp) {
+    // No compiler is a toolchain problem, not the rung's compile error: the harness cannot decide.
+    if (!nvrtc_.available()) throw std::runtime_error("NVRTC unavailable: " + nvrtc_.load_error());
+    toolchain::CompileRequest req;
+    req.source_path = k.source;
+    req.source_text = read_file(k.source);
+    req.entry = k.entry;
+    req.options = k.options;
+    req.arch = arch_;
+    const auto r = cache_.compile(nvrtc_, req);
+    img.ok = r.ok;
+    img.error = r.error;
+    img.log = r.log;
+    img.options = r.options;
+    img.image = r.image;
+    img.lowered_name = r.lowered_name;
+    img.cache_hit = r.cache_hit;
+  } else {
+    // PTX and cubin from any frontend are loaded as they are; the entry is already lowered.
+    img.image = read_file(k.source);
+    if (k.source_kind == SourceKind::Ptx) img.image.push_back('\0');
+    img.is_cubin = k.source_kind == SourceKind::Cubin;
+    img.lowered_name = k.entry;
+    img.ok = true;
+  }
+  img.ms = ms_since(t0);
+  auto& stored = images_.emplace(key, std::move(img)).first->second;
+  if (report_) report_(stored);
+  return stored;
+}
+
+CUfunction ImageSet::function(const KernelLaunch& k) {
+  const Key key{k.source, k.entry, k.options};
+  auto it = modules_.find(key);
+  if (it == modules_.end()) it = modules_.emplace(key, toolchain::Module::load(image(k).image)).first;
+  return it->second.function(image(k).lowered_name);
+}
+
+void run_case(const Rung& rung, const std::vector<KernelLaunch>& plans, ImageSet& images,
+              const toolchain::Context* ctx, const std::string& no_device, CaseResult& out, bool& sticky) {
+  sticky = false;
+  if (plans.empty()) throw std::logic_error("a case with no launches");
+  const KernelLaunch& first = plans.front();
+
+  // Stage: image.
+  double compile_ms = 0;
+  for (const auto& k : plans) {
+    const auto& img = images.image(k);
+    compile_ms += img.cache_hit ? 0 : img.ms;
+    if (!img.ok) {
+      out.stage = Stage::Source;
+      out.failure = FailReason::Compile;
+      out.evidence = img.error;
+      out.ms["compile"] = compile_ms;
+      return;
+    }
+  }
+  out.stage = Stage::Image;
+  out.ms["compile"] = compile_ms;
+  if (!ctx) {
+    out.skipped = true;
+    out.evidence = no_device;
+    return;
+  }
+
+  // Stage: load.
+  auto t0 = Clock::now();
+  std::vector<CUfunction> functions;
+  try {
+    for (const auto& k : plans) functions.push_back(images.function(k));
+  } catch (const toolchain::DriverError& e) {
+    out.failure = FailReason::Load;
+    out.cuda_error = e.name;
+    out.evidence = e.what();
+    return;
+  }
+  out.ms["load"] = ms_since(t0);
+  out.stage = Stage::Load;
+
+  // Stage: buffers. Inputs are generated on the host in their dtype, so the oracle sees exactly
+  // the values the device reads.
+  t0 = Clock::now();
+  std::map<std::string, std::vector<std::byte>> host_inputs;
+  const std::uint64_t case_seed = mix_seed(first.seed, shape_text(out.shape));
+  for (const auto& b : first.buffers)
+    if ((b.role == BufferRole::Input || b.role == BufferRole::InOut) && b.alias_of.empty())
+      host_inputs.emplace(b.name, generate(b, case_seed));
+  DeviceBuffers buffers(first.buffers);
+  out.ms["buffers"] = ms_since(t0);
+  out.stage = Stage::Buffers;
+
+  const auto& api = *toolchain::driver();
+  std::map<std::string, Readback> runs[2];
+  double launch_ms = 0;
+  for (int run = 0; run < 2; ++run) {
+    buffers.prepare(host_inputs, run == 0 ? kSentinelA : kSentinelB);
+    t0 = Clock::now();
+    for (std::size_t p = 0; p < plans.size(); ++p) {
+      const auto& k = plans[p];
+      std::vector<ParamSlot> slots;
+      for (const auto& a : k.args) {
+        if (a.is_buffer) {
+          ParamSlot s;
+          const CUdeviceptr ptr = buffers.pointer(a.buffer);
+          std::memcpy(s.bytes, &ptr, sizeof ptr);
+          slots.push_back(s);
+        } else {
+          slots.push_back(pack_scalar(a.type, a.value));
+        }
+      }
+      std::vector<void*> params;
+      for (auto& s : slots) params.push_back(s.bytes);
+      if (k.grid[0] == 0 || k.grid[1] == 0 || k.grid[2] == 0) continue;  // nothing to do (e.g. rows = 0)
+      if (k.shared_bytes > 48 * 1024)
+        api.FuncSetAttribute(functions[p], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(k.shared_bytes));
+      const CUresult rc = api.LaunchKernel(functions[p], k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1],
+                                           k.block[2], k.shared_bytes, nullptr, params.data(), nullptr);
+      if (rc != CUDA_SUCCESS) {
+        out.failure = FailReason::Launch;
+        out.cuda_error = toolchain::error_name(rc);
+        out.evidence = fmt::format("cuLaunchKernel({}, grid {}x{}x{}, block {}x{}x{}, {} B shared): {}", k.entry,
+                                   k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
+                                   k.shared_bytes, toolchain::error_string(rc));
+        sticky = toolchain::is_sticky(rc);
+        return;
+      }
+    }
+    const CUresult rc = api.CtxSynchronize();
+    launch_ms += ms_since(t0);
+    if (rc != CUDA_SUCCESS) {
+      out.stage = Stage::Launch;
+      out.failure = FailReason::Crash;
+      out.cuda_error = toolchain::error_name(rc);
+      out.evidence = fmt::format("cuCtxSynchronize after {}: {}", first.entry, toolchain::error_string(rc));
+      sticky = toolchain::is_sticky(rc);
+      return;
+    }
+    runs[run] = buffers.read_all();
+  }
+  out.ms["launch"] = launch_ms;
+  out.stage = Stage::Launch;
+
+  // Stage: checks.
+  t0 = Clock::now();
+  auto ev = evaluate_case(first, rung.deterministic, host_inputs, runs[0], runs[1]);
+  out.ms["checks"] = ms_since(t0);
+  out.stage = Stage::Checks;
+  out.failure = ev.failure;
+  out.evidence = ev.evidence;
+  out.numerics = std::move(ev.numerics);
+  if (!out.failure) out.stage = Stage::Done;
+}
+
+}  // namespace ladder::isolate

@@ -1,0 +1,49 @@
+// The stages of one case inside a child: image (compile or read), load, buffers, launch, checks.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "harness/core/result.h"
+#include "harness/ladder/launch.h"
+#include "harness/toolchain/compile_cache.h"
+#include "harness/toolchain/driver.h"
+#include "harness/toolchain/nvrtc.h"
+
+namespace ladder::isolate {
+
+struct CompiledImage {
+  std::string source, entry, lowered_name, image, error, log;
+  std::vector<std::string> options;
+  bool ok = false, cache_hit = false, is_cubin = true;
+  double ms = 0;
+};
+
+// Compiles (through the cache) or reads each distinct (source, entry, options) once per process,
+// and loads each image into the current context once.
+class ImageSet {
+ public:
+  using Reporter = std::function<void(const CompiledImage&)>;
+  ImageSet(const toolchain::Nvrtc& nvrtc, toolchain::CompileCache& cache, std::string arch, Reporter report);
+  const CompiledImage& image(const KernelLaunch& k);
+  // Loads the image and finds its entry; throws DriverError.
+  CUfunction function(const KernelLaunch& k);
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::vector<std::string>>;
+  const toolchain::Nvrtc& nvrtc_;
+  toolchain::CompileCache& cache_;
+  std::string arch_;
+  Reporter report_;
+  std::map<Key, CompiledImage> images_;
+  std::map<Key, toolchain::Module> modules_;
+};
+
+// Runs one case through every stage, filling `out`. `ctx` null: GPU stages are skipped with
+// `no_device` as the reason. Sets `sticky` after an error that poisons the context.
+void run_case(const Rung& rung, const std::vector<KernelLaunch>& plans, ImageSet& images,
+              const toolchain::Context* ctx, const std::string& no_device, CaseResult& out, bool& sticky);
+
+}  // namespace ladder::isolate

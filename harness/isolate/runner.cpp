@@ -1,0 +1,232 @@
+#include "harness/isolate/runner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "harness/ladder/serialize.h"
+#include "harness/toolchain/paths.h"
+
+namespace ladder::isolate {
+using nlohmann::json;
+
+namespace {
+
+std::string tail_line(const std::string& log) {
+  std::string t = log;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  const auto nl = t.rfind('\n');
+  t = nl == std::string::npos ? t : t.substr(nl + 1);
+  return t.size() > 160 ? t.substr(t.size() - 160) : t;
+}
+
+bool said(const ChildRun& run, const char* type) {
+  return std::any_of(run.messages.begin(), run.messages.end(),
+                     [&](const json& m) { return m.value("type", "") == type; });
+}
+
+// Picks the verdict, the reason and the one line of evidence from the cases that ran.
+void decide(RungResult& r, const std::string& rung_unresolved) {
+  std::sort(r.cases.begin(), r.cases.end(), [](const CaseResult& a, const CaseResult& b) { return a.index < b.index; });
+  r.cases_run = r.cases.size();
+  const CaseResult* first_fail = nullptr;
+  const CaseResult* first_unresolved = nullptr;
+  std::size_t skipped = 0;
+  for (const auto& c : r.cases) {
+    if (c.unresolved && !first_unresolved) first_unresolved = &c;
+    if (c.failure && !first_fail) first_fail = &c;
+    if (c.skipped) ++skipped;
+    if (!c.failure && !c.unresolved && !c.skipped) ++r.cases_passed;
+    for (const auto& [k, v] : c.ms) r.ms[k] += v;
+    r.stage = std::max(r.stage, c.stage);
+  }
+  if (!rung_unresolved.empty() || first_unresolved) {
+    r.verdict = Verdict::Unresolved;
+    r.evidence = !rung_unresolved.empty() ? rung_unresolved : first_unresolved->evidence;
+    if (first_unresolved) r.failing_case = shape_text(first_unresolved->shape);
+    return;
+  }
+  if (first_fail) {
+    r.reason = first_fail->failure;
+    r.stage = first_fail->stage;
+    r.failing_case = shape_text(first_fail->shape);
+    r.evidence = first_fail->evidence;
+    if (!first_fail->cuda_error.empty() && r.evidence.find(first_fail->cuda_error) == std::string::npos)
+      r.evidence = first_fail->cuda_error + ": " + r.evidence;
+    r.verdict = expected_outcome(r.reason, r.expected);
+    return;
+  }
+  if (r.cases_run == 0) {
+    r.verdict = Verdict::Unresolved;
+    r.evidence = "no case ran";
+    return;
+  }
+  if (skipped == r.cases_run || skipped > 0) {
+    // Without the GPU stages nothing can be said of what the rung does at run time.
+    r.verdict = Verdict::Skipped;
+    r.evidence = r.cases.front().evidence;
+    return;
+  }
+  if (r.cases_run < r.cases_total) {
+    r.verdict = Verdict::Unresolved;
+    r.evidence = fmt::format("only {} of {} cases reported", r.cases_run, r.cases_total);
+    return;
+  }
+  r.verdict = expected_outcome(std::nullopt, r.expected);
+  // The evidence of a pass: the closest any output came to its bound.
+  const NumericsSummary* worst = nullptr;
+  for (const auto& c : r.cases)
+    for (const auto& n : c.numerics)
+      if (!worst || n.worst_ratio > worst->worst_ratio) worst = &n;
+  r.evidence = worst ? fmt::format("{} cases; worst {:.2f} of bound ({}: {})", r.cases_run, worst->worst_ratio,
+                                   worst->buffer, worst->summary)
+                     : fmt::format("{} cases, all written", r.cases_run);
+  if (r.verdict == Verdict::XPass) r.evidence = "expected " + std::string(label(r.expected)) + " but passed; " + r.evidence;
+}
+
+}  // namespace
+
+ChildFate classify_child_end(const ChildRun& run, double timeout_s) {
+  ChildFate f;
+  if (run.spawn_failed) {
+    f.unresolved = true;
+    f.evidence = "could not start the child: " + run.spawn_error;
+  } else if (run.timed_out) {
+    f.failure = FailReason::Timeout;
+    f.evidence = stop_requested() ? "interrupted" : fmt::format("no result within {:g} s; process group ended", timeout_s);
+  } else if (run.signal) {
+    f.failure = FailReason::Crash;
+    f.signal = signal_name(run.signal);
+    f.evidence = fmt::format("child killed by {}", f.signal);
+  } else if (!run.garbage.empty()) {
+    f.unresolved = true;
+    f.evidence = fmt::format("child sent unreadable output: '{}'", run.garbage.front());
+  } else if (run.exit_code != 0) {
+    f.unresolved = true;
+    f.evidence = fmt::format("child exited with status {} before reporting: {}", run.exit_code, tail_line(run.log_tail));
+  } else {
+    f.unresolved = true;
+    f.evidence = "child ended without reporting";
+  }
+  return f;
+}
+
+RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts& facts) {
+  RungResult r;
+  r.name = rung.name;
+  r.adds = rung.adds;
+  r.features = rung.features;
+  r.expected = rung.expect;
+  r.cases_total = rung.cases.size();
+  const double timeout = rung.timeout_s > 0 ? rung.timeout_s : opts.timeout_s;
+  const std::string input = single_rung_manifest(rung);
+  const std::string self = opts.self.empty() ? toolchain::self_executable() : opts.self;
+  std::string rung_unresolved;
+  std::size_t next = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+
+  while (next < rung.cases.size() && rung_unresolved.empty() && !stop_requested()) {
+    std::vector<std::string> argv{self, "__child", "--first-case", std::to_string(next)};
+    if (!opts.arch.empty()) argv.insert(argv.end(), {"--arch", opts.arch});
+    if (!opts.nvrtc_path.empty()) argv.insert(argv.end(), {"--nvrtc", opts.nvrtc_path});
+    if (!opts.cache_dir.empty()) argv.insert(argv.end(), {"--cache-dir", opts.cache_dir});
+    if (opts.compile_only) argv.push_back("--compile-only");
+    if (opts.no_cache) argv.push_back("--no-cache");
+    const ChildRun run = spawn_and_collect(argv, input, timeout);
+    ++r.children;
+
+    std::optional<std::size_t> current;
+    std::optional<std::size_t> resume;
+    for (const auto& m : run.messages) {
+      const std::string type = m.value("type", "");
+      try {
+        if (type == "toolchain") {
+          if (facts.facts.empty()) facts.facts = m;
+        } else if (type == "compile") {
+          const bool ok = m.value("ok", false);
+          if (r.nvrtc_options.empty() || !ok) {
+            r.nvrtc_options = m.value("options", std::vector<std::string>{});
+            r.nvrtc_log = m.value("log", "");
+            r.cache_hit = m.value("cache_hit", false);
+          }
+          if (!ok && r.compile_error.empty()) r.compile_error = m.value("error", "");
+        } else if (type == "begin") {
+          current = m.at("index").get<std::size_t>();
+        } else if (type == "case") {
+          r.cases.push_back(m.get<CaseResult>());
+          current.reset();
+        } else if (type == "stopped") {
+          resume = m.at("next").get<std::size_t>();
+        } else if (type == "unresolved") {
+          rung_unresolved = m.value("evidence", "child could not run the rung");
+        }
+      } catch (const std::exception& e) {
+        rung_unresolved = fmt::format("child sent a malformed '{}' line: {}", type, e.what());
+      }
+    }
+    if (!rung_unresolved.empty()) break;
+    if (said(run, "done") && run.garbage.empty()) break;
+    if (resume) {
+      next = *resume;
+      continue;
+    }
+    // The child ended without finishing: pin its fate on the case it was in.
+    const ChildFate fate = classify_child_end(run, timeout);
+    if (fate.unresolved || !current) {
+      rung_unresolved = fate.evidence;
+      break;
+    }
+    CaseResult c;
+    c.index = *current;
+    c.shape = rung.cases[*current];
+    c.failure = fate.failure;
+    c.stage = Stage::Launch;
+    c.signal = fate.signal;
+    c.evidence = fate.evidence;
+    r.cases.push_back(c);
+    // A hang would cost the full timeout again for each remaining case; stop the rung there.
+    if (fate.failure == FailReason::Timeout) break;
+    next = *current + 1;
+  }
+  if (stop_requested() && rung_unresolved.empty() && r.cases.size() < r.cases_total)
+    rung_unresolved = "interrupted";
+  r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  // A compile failure reports once for the rung: fold its log into the evidence.
+  decide(r, rung_unresolved);
+  if (r.reason == FailReason::Compile && !r.compile_error.empty()) {
+    r.evidence = r.compile_error;
+    if (!r.nvrtc_log.empty()) r.evidence += " | " + tail_line(r.nvrtc_log.substr(0, r.nvrtc_log.find('\n')));
+  }
+  return r;
+}
+
+std::vector<RungResult> run_rungs(const std::vector<Rung>& rungs, const RunnerOptions& opts, ToolchainFacts& facts,
+                                  const std::function<void(const RungResult&)>& on_done) {
+  std::vector<std::optional<RungResult>> slots(rungs.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex mu;
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < rungs.size() && !stop_requested();) {
+      ToolchainFacts local;
+      RungResult r = run_rung(rungs[i], opts, local);
+      std::lock_guard lock(mu);
+      if (facts.facts.empty() && !local.facts.empty()) facts = local;
+      slots[i] = std::move(r);
+      if (on_done) on_done(*slots[i]);
+    }
+  };
+  const int jobs = std::max(1, opts.jobs);
+  std::vector<std::thread> threads;
+  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  std::vector<RungResult> out;
+  for (auto& s : slots)
+    if (s) out.push_back(std::move(*s));
+  return out;
+}
+
+}  // namespace ladder::isolate

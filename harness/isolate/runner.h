@@ -1,0 +1,46 @@
+// The parent side of isolation: one child per rung (more after a sticky error), a timeout per
+// child, and the fold of what the children reported into one RungResult with its verdict.
+// The parent never initializes CUDA.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/result.h"
+#include "harness/isolate/spawn.h"
+#include "harness/ladder/manifest.h"
+
+namespace ladder::isolate {
+
+struct RunnerOptions {
+  double timeout_s = 10;
+  std::string arch, nvrtc_path, cache_dir;
+  bool compile_only = false, no_cache = false;
+  int jobs = 1;
+  std::string self;  // the binary to start in child mode; empty: this one
+};
+
+struct ToolchainFacts {
+  nlohmann::json facts = nlohmann::json::object();  // from the first child's "toolchain" line
+};
+
+RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts& facts);
+
+// Runs rungs on `opts.jobs` workers; `on_done` is called (serialized) as each finishes.
+// Results come back in the rungs' order. Rungs never started (interrupted) are absent.
+std::vector<RungResult> run_rungs(const std::vector<Rung>& rungs, const RunnerOptions& opts, ToolchainFacts& facts,
+                                  const std::function<void(const RungResult&)>& on_done);
+
+// How a child that never said "done" ended, for the case it was in: crash, timeout or
+// harness breakage (UNRESOLVED). Exposed for the classification self-test.
+struct ChildFate {
+  std::optional<FailReason> failure;  // crash or timeout
+  bool unresolved = false;
+  std::string evidence;
+  std::string signal;
+};
+ChildFate classify_child_end(const ChildRun& run, double timeout_s);
+
+}  // namespace ladder::isolate

@@ -1,0 +1,32 @@
+// Starting a child in its own process group, feeding it, collecting its JSON lines, and ending
+// it on timeout: SIGTERM to the whole group, then SIGKILL. No zombies are left behind.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ladder::isolate {
+
+struct ChildRun {
+  std::vector<nlohmann::json> messages;  // parsed result lines, in order
+  std::vector<std::string> garbage;      // result lines that were not JSON objects
+  int exit_code = -1;                    // when it exited
+  int signal = 0;                        // when a signal ended it (not ours)
+  bool timed_out = false;                // we ended it
+  bool spawn_failed = false;
+  std::string spawn_error;
+  std::string log_tail;                  // the last few KB of its stdout and stderr
+  double wall_ms = 0;
+};
+
+// argv[0] is the program path. `input` is written to its stdin. timeout_s <= 0: no limit.
+ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::string& input, double timeout_s);
+
+std::string signal_name(int sig);  // "SIGSEGV"
+
+// Asks running children to stop (from a SIGINT handler): they are ended as on timeout.
+void request_stop();
+bool stop_requested();
+
+}  // namespace ladder::isolate

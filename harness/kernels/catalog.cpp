@@ -1,0 +1,114 @@
+// The catalog: op names to planners, the list of specializations CI compiles, and where kernels/
+// lives. The planners themselves are in plan_forward.cpp and plan_backward.cpp.
+#include "harness/kernels/catalog.h"
+
+#include <cstdlib>
+#include <functional>
+#include <stdexcept>
+
+#include "harness/kernels/plan_builder.h"
+#include "harness/kernels/planners.h"
+#include "harness/kernels/row_geometry.h"
+
+#ifndef LADDER_SOURCE_DIR
+#define LADDER_SOURCE_DIR "."
+#endif
+
+namespace ladder::kernels {
+namespace {
+
+using Planner = std::function<std::vector<KernelLaunch>(const KernelRef&, const Case&,
+                                                        const detail::Scalars&)>;
+
+struct OpEntry {
+  std::string name;
+  Planner planner;
+  // Variant keys whose values select a different template instantiation (beyond dtype and
+  // ITEMS), with the values that do so; all other keys only change arguments and buffers.
+  std::vector<detail::VariantAxis> template_axes;
+  RowLimits limits;  // the limits its planner uses, for the ITEMS list
+};
+
+const std::vector<OpEntry>& table() {
+  static const std::vector<OpEntry> t = [] {
+    return std::vector<OpEntry>{
+        {"rmsnorm", detail::plan_rmsnorm, {}, RowLimits{}},
+        {"add_rmsnorm", detail::plan_add_rmsnorm, {{"convention", {"A", "B"}}},
+         detail::add_rmsnorm_row_limits()},
+        {"layernorm", detail::plan_layernorm, {}, RowLimits{}},
+        {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {}, detail::backward_row_limits()},
+        {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {}, detail::backward_row_limits()},
+        {"layernorm_bwd", detail::plan_layernorm_bwd, {}, detail::backward_row_limits()},
+        {"column_sum", detail::plan_column_sum, {}, RowLimits{}},
+    };
+  }();
+  return t;
+}
+
+const OpEntry* find(const std::string& op) {
+  for (const auto& e : table())
+    if (e.name == op) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> ops() {
+  std::vector<std::string> out;
+  for (const auto& e : table()) out.push_back(e.name);
+  return out;
+}
+
+std::vector<KernelLaunch> plan(const KernelRef& ref, const Case& c,
+                               const std::map<std::string, double>& scalars) {
+  const OpEntry* e = find(ref.op);
+  if (e == nullptr) {
+    std::string known;
+    for (const auto& name : ops()) known += (known.empty() ? "" : ", ") + name;
+    throw std::invalid_argument("unknown kernel op '" + ref.op + "' (known: " + known + ")");
+  }
+  return e->planner(ref, c, scalars);
+}
+
+std::vector<KernelRef> all_specializations() {
+  std::vector<KernelRef> out;
+  for (const auto& e : table()) {
+    for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
+      if (e.name == "column_sum") {  // one kernel per output dtype, no ITEMS
+        out.push_back({e.name, dt, {}});
+        continue;
+      }
+      // Every combination of the template axes (at most one axis today, kept general).
+      std::vector<std::map<std::string, std::string>> combos{{}};
+      for (const auto& axis : e.template_axes) {
+        std::vector<std::map<std::string, std::string>> next;
+        for (const auto& base : combos)
+          for (const auto& value : axis.values) {
+            auto v = base;
+            v[axis.key] = value;
+            next.push_back(v);
+          }
+        combos = next;
+      }
+      for (const auto& combo : combos) {
+        // f32 has nothing to round: convention B is convention A's instantiation.
+        if (dt == DType::F32 && combo.count("convention") && combo.at("convention") == "B")
+          continue;
+        for (int items : allowed_items(size_of(dt), e.limits)) {
+          auto v = combo;
+          v["items"] = std::to_string(items);
+          out.push_back({e.name, dt, v});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string kernels_dir() {
+  if (const char* env = std::getenv("LADDER_KERNELS_DIR"); env != nullptr && *env != '\0')
+    return env;
+  return std::string(LADDER_SOURCE_DIR) + "/kernels";
+}
+
+}  // namespace ladder::kernels

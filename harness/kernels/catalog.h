@@ -1,0 +1,33 @@
+// The production kernels in kernels/, described as data the harness can launch: which source,
+// which name expression, which buffers and arguments, and the launch geometry for a shape.
+// The same descriptions serve `ladder verify`, `ladder bench`, manifest rungs with a "kernel"
+// field (p8, p11) and the CI check that compiles every specialization.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "harness/ladder/launch.h"
+#include "harness/ladder/manifest.h"
+
+namespace ladder::kernels {
+
+// Ops: "rmsnorm", "add_rmsnorm", "layernorm", "rmsnorm_bwd", "add_rmsnorm_bwd", "layernorm_bwd",
+// plus any helper kernels (e.g. the backward dw reduce) that the op launches.
+std::vector<std::string> ops();
+
+// Plans one case. The case gives at least "rows" and "d"; scalars give "eps" (must be > 0).
+// `ref.variant` selects options such as weight mode, convention, in-place, strides.
+// Throws std::invalid_argument with a message naming the op and the problem.
+// An op that needs several launches (e.g. a partial reduce then a final reduce) returns them in
+// order; the harness runs them back to back. Buffers are declared by the first launch and
+// shared by all; the oracle is the first launch's.
+std::vector<KernelLaunch> plan(const KernelRef& ref, const Case& c,
+                               const std::map<std::string, double>& scalars);
+
+// Every (op, dtype, variant) specialization the CI compile check must build.
+std::vector<KernelRef> all_specializations();
+
+// Absolute path of kernels/ (from the build's source dir, or $LADDER_KERNELS_DIR).
+std::string kernels_dir();
+
+}  // namespace ladder::kernels

@@ -1,0 +1,257 @@
+// Planners for the backward kernels (rmsnorm_bwd, add_rmsnorm_bwd, layernorm_bwd) and for the
+// final reduce they launch (column_sum). Each weight gradient takes two launches: the row kernel
+// writing one fp32 partial row per block into scratch, then column_sum adding them in order.
+#include <algorithm>
+#include <string>
+
+#include "harness/kernels/plan_builder.h"
+#include "harness/kernels/planners.h"
+
+namespace ladder::kernels::detail {
+namespace {
+
+const std::vector<std::string> kWeightModes = {"none", "plain", "gemma"};
+const std::vector<std::string> kStrided = {"0", "1", "odd"};
+const std::vector<std::string> kFlag = {"0", "1"};
+
+constexpr int kColumnSumColumns = 32;  // kernels/column_sum.cuh's block shape
+constexpr int kColumnSumSlices = 32;
+
+// The backward kernels keep x (or x + r), the gradient and the weight-gradient sums in registers
+// (about 110-128 of them at 16 values a thread), so about 512 threads fit an SM.
+constexpr int kResidentThreadsPerSm = 512;
+
+std::string entry(const std::string& kernel, DType dt, int items) {
+  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(items) + ">";
+}
+
+double weight_mode_code(const std::string& weight) {
+  return weight == "none" ? 0 : weight == "plain" ? 1 : 2;
+}
+
+// A fixed grid, each block looping over rows; never more blocks than row groups, so every block
+// owns at least one row and writes its whole partial row.
+RowGeometry backward_geometry(std::size_t elem, const Shape& s,
+                              const std::map<std::string, std::int64_t>& strides,
+                              const RowLimits& limits, int forced) {
+  // Backward rows use the unshifted chunk grid: misaligned rows go scalar rather than needing a
+  // spare chunk, so capacity is computed as if aligned.
+  (void)strides;
+  RowGeometry g = choose_row_geometry(elem, s.rows, s.d, false, limits, forced);
+  const std::int64_t block_threads = std::int64_t{g.threads_per_row} * g.rows_per_block;
+  const std::int64_t resident =
+      std::int64_t{limits.sm_count} * std::max<std::int64_t>(1, kResidentThreadsPerSm / block_threads);
+  g.blocks = std::max<std::int64_t>(1, std::min(g.blocks, resident));
+  return g;
+}
+
+// The final reduce of one weight gradient: out[c] = sum of `parts` partial rows.
+KernelLaunch column_sum_launch(const KernelLaunch& first, DType dt, const std::string& out,
+                               const std::string& partial, std::int64_t parts, std::int64_t d) {
+  KernelLaunch L;
+  L.source = source_path("column_sum.cuh");
+  L.entry = "ladder::column_sum<" + dtype_template_name(dt) + ">";
+  L.buffers = first.buffers;
+  L.args = {pointer(out), pointer(partial), i32(parts), i32(d), i32(d)};
+  L.grid = {static_cast<std::uint32_t>((d + kColumnSumColumns - 1) / kColumnSumColumns), 1, 1};
+  L.block = {kColumnSumColumns, kColumnSumSlices, 1};
+  L.oracle = first.oracle;
+  L.scalars = first.scalars;
+  return L;
+}
+
+ConcreteBuffer rows_by_d(const std::string& name, BufferRole role, DType dt, const Shape& s,
+                         std::int64_t stride) {
+  return matrix(name, role, dt, s.rows, s.d, stride, "normal");
+}
+
+}  // namespace
+
+RowLimits backward_row_limits() {
+  RowLimits limits;
+  limits.max_values_per_thread = 16;
+  limits.spill_free_values = 16;
+  limits.max_threads_per_row = 512;  // the kernels' __launch_bounds__
+  limits.latency_threads_per_row = 512;
+  return limits;
+}
+
+std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, const Scalars& sc) {
+  const std::string op = "rmsnorm_bwd";
+  VariantReader v(op, ref.variant);
+  const std::string weight = v.get("weight", "plain", kWeightModes);
+  const std::string strided = v.get("strided", "0", kStrided);
+  const std::size_t elem = io_elem_size(op, ref.dtype);
+  const RowLimits limits = backward_row_limits();
+  const int forced = v.items(elem, limits);
+  v.finish();
+  const Shape s = read_shape(op, c);
+  const double eps = read_eps(op, sc);
+  const bool has_w = weight != "none";
+
+  auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
+  const RowGeometry g = backward_geometry(elem, s, strides, limits, forced);
+  const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
+
+  KernelLaunch L;
+  L.source = source_path("rmsnorm_bwd.cuh");
+  L.entry = entry("rmsnorm_bwd", ref.dtype, g.items);
+  L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
+  if (has_w) L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
+  L.buffers.push_back(rows_by_d("dy", BufferRole::Input, ref.dtype, s, strides["dy"]));
+  L.buffers.push_back(rows_by_d("dx", BufferRole::Output, ref.dtype, s, strides["dx"]));
+  if (has_w) {
+    L.buffers.push_back(vector("dw", BufferRole::Output, ref.dtype, s.d, "normal"));
+    L.buffers.push_back(matrix("dw_partial", BufferRole::Scratch, DType::F32, g.blocks, s.d, s.d,
+                               "constant:0"));
+  }
+  L.args = {pointer("dx"),
+            has_w ? pointer("dw_partial") : null_pointer(),
+            pointer("x"),
+            has_w ? pointer("w") : null_pointer(),
+            pointer("dy"),
+            i32(s.rows),
+            i32(s.d),
+            i32(strides["x"]),
+            i32(strides["dy"]),
+            i32(strides["dx"]),
+            f32(eps),
+            f32(weight == "gemma" ? 1.0 : 0.0)};
+  set_geometry(L, g);
+  L.oracle = "kernel.rmsnorm_bwd";
+  L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
+  std::vector<KernelLaunch> out{L};
+  if (has_w) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d));
+  return out;
+}
+
+std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case& c,
+                                               const Scalars& sc) {
+  const std::string op = "add_rmsnorm_bwd";
+  VariantReader v(op, ref.variant);
+  const std::string weight = v.get("weight", "plain", kWeightModes);
+  const bool has_dh = v.get("dh", "0", kFlag) == "1";
+  const bool write_dr = v.get("write_dr", "1", kFlag) == "1";
+  const std::string strided = v.get("strided", "0", kStrided);
+  const std::size_t elem = io_elem_size(op, ref.dtype);
+  const RowLimits limits = backward_row_limits();
+  const int forced = v.items(elem, limits);
+  v.finish();
+  const Shape s = read_shape(op, c);
+  const double eps = read_eps(op, sc);
+  const bool has_w = weight != "none";
+
+  auto strides = row_strides(op, c, {"x", "r", "dy", "dh", "dx", "dr"}, strided, s.d);
+  const RowGeometry g = backward_geometry(elem, s, strides, limits, forced);
+  const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
+
+  KernelLaunch L;
+  L.source = source_path("rmsnorm_bwd.cuh");
+  L.entry = entry("add_rmsnorm_bwd", ref.dtype, g.items);
+  L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
+  L.buffers.push_back(rows_by_d("r", BufferRole::Input, ref.dtype, s, strides["r"]));
+  if (has_w) L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
+  L.buffers.push_back(rows_by_d("dy", BufferRole::Input, ref.dtype, s, strides["dy"]));
+  if (has_dh) L.buffers.push_back(rows_by_d("dh", BufferRole::Input, ref.dtype, s, strides["dh"]));
+  L.buffers.push_back(rows_by_d("dx", BufferRole::Output, ref.dtype, s, strides["dx"]));
+  if (write_dr) L.buffers.push_back(rows_by_d("dr", BufferRole::Output, ref.dtype, s, strides["dr"]));
+  if (has_w) {
+    L.buffers.push_back(vector("dw", BufferRole::Output, ref.dtype, s.d, "normal"));
+    L.buffers.push_back(matrix("dw_partial", BufferRole::Scratch, DType::F32, g.blocks, s.d, s.d,
+                               "constant:0"));
+  }
+  L.args = {pointer("dx"),
+            write_dr ? pointer("dr") : null_pointer(),
+            has_w ? pointer("dw_partial") : null_pointer(),
+            pointer("x"),
+            pointer("r"),
+            has_w ? pointer("w") : null_pointer(),
+            pointer("dy"),
+            has_dh ? pointer("dh") : null_pointer(),
+            i32(s.rows),
+            i32(s.d),
+            i32(strides["x"]),
+            i32(strides["r"]),
+            i32(strides["dy"]),
+            i32(strides["dh"]),
+            i32(strides["dx"]),
+            i32(strides["dr"]),
+            f32(eps),
+            f32(weight == "gemma" ? 1.0 : 0.0)};
+  set_geometry(L, g);
+  L.oracle = "kernel.add_rmsnorm_bwd";
+  L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
+  std::vector<KernelLaunch> out{L};
+  if (has_w) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d));
+  return out;
+}
+
+std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c,
+                                             const Scalars& sc) {
+  const std::string op = "layernorm_bwd";
+  VariantReader v(op, ref.variant);
+  const bool affine = v.get("affine", "1", kFlag) == "1";
+  const std::string strided = v.get("strided", "0", kStrided);
+  const std::size_t elem = io_elem_size(op, ref.dtype);
+  const RowLimits limits = backward_row_limits();
+  const int forced = v.items(elem, limits);
+  v.finish();
+  const Shape s = read_shape(op, c);
+  const double eps = read_eps(op, sc);
+
+  auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
+  const RowGeometry g = backward_geometry(elem, s, strides, limits, forced);
+  const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
+
+  KernelLaunch L;
+  L.source = source_path("layernorm_bwd.cuh");
+  L.entry = entry("layernorm_bwd", ref.dtype, g.items);
+  L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
+  if (affine) L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));
+  L.buffers.push_back(rows_by_d("dy", BufferRole::Input, ref.dtype, s, strides["dy"]));
+  L.buffers.push_back(rows_by_d("dx", BufferRole::Output, ref.dtype, s, strides["dx"]));
+  if (affine) {
+    L.buffers.push_back(vector("dgamma", BufferRole::Output, ref.dtype, s.d, "normal"));
+    L.buffers.push_back(vector("dbeta", BufferRole::Output, ref.dtype, s.d, "normal"));
+    for (const char* name : {"dgamma_partial", "dbeta_partial"})
+      L.buffers.push_back(matrix(name, BufferRole::Scratch, DType::F32, g.blocks, s.d, s.d,
+                                 "constant:0"));
+  }
+  L.args = {pointer("dx"),
+            affine ? pointer("dgamma_partial") : null_pointer(),
+            affine ? pointer("dbeta_partial") : null_pointer(),
+            pointer("x"),
+            affine ? pointer("gamma") : null_pointer(),
+            pointer("dy"),
+            i32(s.rows),
+            i32(s.d),
+            i32(strides["x"]),
+            i32(strides["dy"]),
+            i32(strides["dx"]),
+            f32(eps)};
+  set_geometry(L, g);
+  L.oracle = "kernel.layernorm_bwd";
+  L.scalars = {{"eps", eps}};
+  std::vector<KernelLaunch> out{L};
+  if (affine) {
+    out.push_back(column_sum_launch(L, ref.dtype, "dgamma", "dgamma_partial", parts, s.d));
+    out.push_back(column_sum_launch(L, ref.dtype, "dbeta", "dbeta_partial", parts, s.d));
+  }
+  return out;
+}
+
+std::vector<KernelLaunch> plan_column_sum(const KernelRef& ref, const Case& c, const Scalars&) {
+  const std::string op = "column_sum";
+  VariantReader v(op, ref.variant);
+  v.finish();
+  io_elem_size(op, ref.dtype);
+  const Shape s = read_shape(op, c);  // rows: partial rows to add; d: columns
+  KernelLaunch first;
+  first.buffers.push_back(matrix("partial", BufferRole::Input, DType::F32, s.rows, s.d, s.d,
+                                 "normal"));
+  first.buffers.push_back(vector("out", BufferRole::Output, ref.dtype, s.d, "normal"));
+  first.oracle = "kernel.column_sum";
+  return {column_sum_launch(first, ref.dtype, "out", "partial", s.rows, s.d)};
+}
+
+}  // namespace ladder::kernels::detail

@@ -1,0 +1,74 @@
+// Small pieces the catalog's per-op planners share: reading and validating a KernelRef's variant
+// and a case, and building buffers and arguments. Internal to harness/kernels/.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/kernels/row_geometry.h"
+#include "harness/ladder/launch.h"
+
+namespace ladder::kernels::detail {
+
+// The largest hidden size plan() accepts. The kernels stream rows that do not fit one tile, so
+// the bound only keeps column arithmetic far from int overflow.
+constexpr std::int64_t kMaxHiddenSize = std::int64_t{1} << 24;
+
+// Throws std::invalid_argument("OP: MESSAGE").
+[[noreturn]] void fail(const std::string& op, const std::string& message);
+
+// Reads variant keys with defaults and allowed values; finish() rejects keys nobody asked for,
+// so a misspelt key is an error rather than a silently ignored option.
+class VariantReader {
+ public:
+  VariantReader(std::string op, const std::map<std::string, std::string>& variant);
+  std::string get(const std::string& key, const std::string& fallback,
+                  const std::vector<std::string>& allowed);
+  int items(std::size_t elem_size, const RowLimits& limits);  // the optional "items" override
+  void finish() const;
+
+ private:
+  std::string op_;
+  const std::map<std::string, std::string>& variant_;
+  std::set<std::string> used_;
+};
+
+struct Shape {
+  std::int64_t rows = 0, d = 0;
+};
+Shape read_shape(const std::string& op, const Case& c);
+double read_eps(const std::string& op, const std::map<std::string, double>& scalars);
+
+// Row strides for the named [rows, d] tensors. strided: "0" dense; "1" padded by whole 16-byte
+// chunks (the vector path stays legal); "odd": each tensor padded by a different odd amount (rows
+// start at different offsets inside a chunk, which forces the scalar path). A case key
+// "<name>_stride" overrides any of them.
+std::map<std::string, std::int64_t> row_strides(const std::string& op, const Case& c,
+                                                const std::vector<std::string>& names,
+                                                const std::string& strided, std::int64_t d);
+// True when some stride is not a whole number of 16-byte chunks of elem_size elements.
+bool strides_misaligned(const std::map<std::string, std::int64_t>& strides, std::size_t elem_size);
+
+ConcreteBuffer matrix(const std::string& name, BufferRole role, DType dtype, std::int64_t rows,
+                      std::int64_t d, std::int64_t row_stride, const std::string& init);
+ConcreteBuffer vector(const std::string& name, BufferRole role, DType dtype, std::int64_t n,
+                      const std::string& init);
+// A second name for `target`'s memory (in-place calls): same shape and stride, role Output.
+ConcreteBuffer alias(const std::string& name, const ConcreteBuffer& target);
+
+ConcreteArg pointer(const std::string& buffer);
+// A null pointer argument: an 8-byte scalar whose bits are all zero, which a kernel reads as
+// nullptr. A double 0.0 is exactly that, and every launcher already passes F64 scalars by value.
+ConcreteArg null_pointer();
+ConcreteArg i32(std::int64_t v);
+ConcreteArg f32(double v);
+
+std::string source_path(const std::string& file);  // kernels_dir() + "/" + file
+std::string dtype_template_name(DType dt);          // "float", "__half", "__nv_bfloat16"
+std::size_t io_elem_size(const std::string& op, DType dt);  // rejects non-float io dtypes
+
+void set_geometry(KernelLaunch& launch, const RowGeometry& g);
+
+}  // namespace ladder::kernels::detail

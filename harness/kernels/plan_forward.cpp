@@ -1,0 +1,209 @@
+// Planners for the forward kernels: rmsnorm, add_rmsnorm, layernorm.
+#include <string>
+
+#include "harness/kernels/plan_builder.h"
+#include "harness/kernels/planners.h"
+
+namespace ladder::kernels::detail {
+namespace {
+
+const std::vector<std::string> kWeightModes = {"none", "plain", "gemma"};
+const std::vector<std::string> kStrided = {"0", "1", "odd"};
+const std::vector<std::string> kFlag = {"0", "1"};
+
+// Oracle scalar encoding of the weight mode, read back by kernel_oracles.cpp.
+double weight_mode_code(const std::string& weight) {
+  return weight == "none" ? 0 : weight == "plain" ? 1 : 2;
+}
+
+std::string entry(const std::string& kernel, DType dt, int items,
+                  const std::string& extra = "") {
+  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(items) +
+         extra + ">";
+}
+
+// A [rows, d] tensor the kernel reads and, in place, also writes.
+ConcreteBuffer io_input(const std::string& name, bool written_in_place, DType dt, const Shape& s,
+                        std::int64_t stride) {
+  return matrix(name, written_in_place ? BufferRole::InOut : BufferRole::Input, dt, s.rows, s.d,
+                stride, "normal");
+}
+
+// The output [rows, d] tensor: its own memory, or a second name for the input it overwrites.
+ConcreteBuffer io_output(const std::string& name, const ConcreteBuffer* overwrites, DType dt,
+                         const Shape& s, std::int64_t stride) {
+  if (overwrites != nullptr) return alias(name, *overwrites);
+  return matrix(name, BufferRole::Output, dt, s.rows, s.d, stride, "normal");
+}
+
+}  // namespace
+
+RowLimits add_rmsnorm_row_limits() {
+  RowLimits limits;
+  // x and r in flight together: 32 values a thread spill a little under the 64-register cap of
+  // 1024-thread blocks, so ITEMS that large are used only where the row would otherwise stream.
+  limits.spill_free_values = 24;
+  return limits;
+}
+
+std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, const Scalars& sc) {
+  const std::string op = "rmsnorm";
+  VariantReader v(op, ref.variant);
+  const std::string weight = v.get("weight", "plain", kWeightModes);
+  const std::string inplace = v.get("inplace", "none", {"none", "y_x"});
+  const std::string strided = v.get("strided", "0", kStrided);
+  const bool write_rstd = v.get("write_rstd", "1", kFlag) == "1";
+  const std::size_t elem = io_elem_size(op, ref.dtype);
+  const RowLimits limits;
+  const int forced = v.items(elem, limits);
+  v.finish();
+  const Shape s = read_shape(op, c);
+  const double eps = read_eps(op, sc);
+  const bool in_place = inplace == "y_x";
+
+  auto strides = row_strides(op, c, in_place ? std::vector<std::string>{"x"}
+                                             : std::vector<std::string>{"x", "y"},
+                             strided, s.d);
+  if (in_place) strides["y"] = strides["x"];
+  const RowGeometry g =
+      choose_row_geometry(elem, s.rows, s.d, strides_misaligned(strides, elem), limits, forced);
+
+  KernelLaunch L;
+  L.source = source_path("rmsnorm.cuh");
+  L.entry = entry("rmsnorm_fwd", ref.dtype, g.items);
+  L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
+  if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
+  L.buffers.push_back(io_output("y", in_place ? &L.buffers.front() : nullptr, ref.dtype, s,
+                                strides["y"]));
+  if (write_rstd) L.buffers.push_back(vector("rstd", BufferRole::Output, DType::F32, s.rows, "normal"));
+  L.args = {pointer("y"),
+            pointer("x"),
+            weight != "none" ? pointer("w") : null_pointer(),
+            write_rstd ? pointer("rstd") : null_pointer(),
+            i32(s.rows),
+            i32(s.d),
+            i32(strides["x"]),
+            i32(strides["y"]),
+            f32(eps),
+            f32(weight == "gemma" ? 1.0 : 0.0)};
+  set_geometry(L, g);
+  L.oracle = "kernel.rmsnorm";
+  L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
+  return {L};
+}
+
+std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
+                                           const Scalars& sc) {
+  const std::string op = "add_rmsnorm";
+  VariantReader v(op, ref.variant);
+  const std::string weight = v.get("weight", "plain", kWeightModes);
+  const std::string convention = v.get("convention", "A", {"A", "B"});
+  const std::string inplace = v.get("inplace", "none", {"none", "h_r", "y_x", "both"});
+  const std::string strided = v.get("strided", "0", kStrided);
+  const bool write_rstd = v.get("write_rstd", "1", kFlag) == "1";
+  const std::size_t elem = io_elem_size(op, ref.dtype);
+  const RowLimits limits = add_rmsnorm_row_limits();
+  const int forced = v.items(elem, limits);
+  v.finish();
+  const Shape s = read_shape(op, c);
+  const double eps = read_eps(op, sc);
+  const bool h_over_r = inplace == "h_r" || inplace == "both";
+  const bool y_over_x = inplace == "y_x" || inplace == "both";
+
+  std::vector<std::string> own = {"x", "r"};
+  if (!h_over_r) own.push_back("h");
+  if (!y_over_x) own.push_back("y");
+  auto strides = row_strides(op, c, own, strided, s.d);
+  if (h_over_r) strides["h"] = strides["r"];
+  if (y_over_x) strides["y"] = strides["x"];
+  const RowGeometry g =
+      choose_row_geometry(elem, s.rows, s.d, strides_misaligned(strides, elem), limits, forced);
+
+  KernelLaunch L;
+  L.source = source_path("add_rmsnorm.cuh");
+  // f32 has nothing to round, so convention B is the same code as A: one instantiation.
+  const bool round_sum = convention == "B" && ref.dtype != DType::F32;
+  L.entry = entry("add_rmsnorm_fwd", ref.dtype, g.items, round_sum ? ", true" : ", false");
+  L.buffers.push_back(io_input("x", y_over_x, ref.dtype, s, strides["x"]));
+  L.buffers.push_back(io_input("r", h_over_r, ref.dtype, s, strides["r"]));
+  if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
+  const ConcreteBuffer x_buf = L.buffers[0], r_buf = L.buffers[1];
+  L.buffers.push_back(io_output("h", h_over_r ? &r_buf : nullptr, ref.dtype, s, strides["h"]));
+  L.buffers.push_back(io_output("y", y_over_x ? &x_buf : nullptr, ref.dtype, s, strides["y"]));
+  if (write_rstd) L.buffers.push_back(vector("rstd", BufferRole::Output, DType::F32, s.rows, "normal"));
+  L.args = {pointer("y"),
+            pointer("h"),
+            pointer("x"),
+            pointer("r"),
+            weight != "none" ? pointer("w") : null_pointer(),
+            write_rstd ? pointer("rstd") : null_pointer(),
+            i32(s.rows),
+            i32(s.d),
+            i32(strides["x"]),
+            i32(strides["r"]),
+            i32(strides["h"]),
+            i32(strides["y"]),
+            f32(eps),
+            f32(weight == "gemma" ? 1.0 : 0.0)};
+  set_geometry(L, g);
+  L.oracle = "kernel.add_rmsnorm";
+  L.scalars = {{"eps", eps},
+               {"weight_mode", weight_mode_code(weight)},
+               {"convention", convention == "B" ? 1.0 : 0.0}};
+  return {L};
+}
+
+std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, const Scalars& sc) {
+  const std::string op = "layernorm";
+  VariantReader v(op, ref.variant);
+  const bool affine = v.get("affine", "1", kFlag) == "1";
+  const std::string inplace = v.get("inplace", "none", {"none", "y_x"});
+  const std::string strided = v.get("strided", "0", kStrided);
+  const bool write_stats = v.get("write_stats", "1", kFlag) == "1";
+  const std::size_t elem = io_elem_size(op, ref.dtype);
+  const RowLimits limits;
+  const int forced = v.items(elem, limits);
+  v.finish();
+  const Shape s = read_shape(op, c);
+  const double eps = read_eps(op, sc);
+  const bool in_place = inplace == "y_x";
+
+  auto strides = row_strides(op, c, in_place ? std::vector<std::string>{"x"}
+                                             : std::vector<std::string>{"x", "y"},
+                             strided, s.d);
+  if (in_place) strides["y"] = strides["x"];
+  const RowGeometry g =
+      choose_row_geometry(elem, s.rows, s.d, strides_misaligned(strides, elem), limits, forced);
+
+  KernelLaunch L;
+  L.source = source_path("layernorm.cuh");
+  L.entry = entry("layernorm_fwd", ref.dtype, g.items);
+  L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
+  if (affine) {
+    L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));
+    L.buffers.push_back(vector("beta", BufferRole::Input, ref.dtype, s.d, "uniform"));
+  }
+  L.buffers.push_back(io_output("y", in_place ? &L.buffers.front() : nullptr, ref.dtype, s,
+                                strides["y"]));
+  if (write_stats) {
+    L.buffers.push_back(vector("mean", BufferRole::Output, DType::F32, s.rows, "normal"));
+    L.buffers.push_back(vector("rstd", BufferRole::Output, DType::F32, s.rows, "normal"));
+  }
+  L.args = {pointer("y"),
+            pointer("x"),
+            affine ? pointer("gamma") : null_pointer(),
+            affine ? pointer("beta") : null_pointer(),
+            write_stats ? pointer("mean") : null_pointer(),
+            write_stats ? pointer("rstd") : null_pointer(),
+            i32(s.rows),
+            i32(s.d),
+            i32(strides["x"]),
+            i32(strides["y"]),
+            f32(eps)};
+  set_geometry(L, g);
+  L.oracle = "kernel.layernorm";
+  L.scalars = {{"eps", eps}};
+  return {L};
+}
+
+}  // namespace ladder::kernels::detail

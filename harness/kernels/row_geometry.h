@@ -1,0 +1,42 @@
+// Launch geometry for the row kernels in kernels/: how many threads share a row, how many 16-byte
+// chunks each thread keeps in registers (the ITEMS template parameter), rows per block and grid.
+// The same rules are written out in kernels/README.md for callers outside the harness.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace ladder::kernels {
+
+struct RowLimits {
+  int max_values_per_thread = 32;  // fp32 registers a thread may spend on row values per tile
+  // Fewer values per thread that compile without spills; larger ITEMS are used only when the
+  // row would otherwise not fit one tile (a small spill beats reading the row twice).
+  int spill_free_values = 32;
+  int max_threads_per_row = 1024;  // the kernels' __launch_bounds__
+  int latency_threads_per_row = 512;  // cap when few rows make latency, not bandwidth, the goal
+  int target_block_threads = 256;  // block size when several rows share a block
+  int sm_count = 132;              // H200; only used to decide "few rows"
+};
+
+struct RowGeometry {
+  int items = 1;              // ITEMS: chunks per thread per tile
+  int threads_per_row = 32;   // blockDim.x
+  int rows_per_block = 1;     // blockDim.y
+  std::int64_t blocks = 1;    // gridDim.x, at least 1 (a zero-row launch returns at once)
+  bool streams = false;       // true: the row does not fit one tile and is read twice
+  int vec = 4;                // elements per 16-byte chunk
+};
+
+// The ITEMS values a kernel is instantiated with for an element size; the CI compile check
+// builds each of them.
+std::vector<int> allowed_items(std::size_t elem_size, const RowLimits& limits = {});
+
+// Picks the geometry for `rows` rows of `d` elements of `elem_size` bytes.
+// rows_may_be_misaligned: some row stride is not a whole number of chunks, so a row can start
+// mid-chunk and needs one spare chunk of capacity to stay in registers.
+// forced_items > 0 pins ITEMS (tests and tuning); it must be one of allowed_items().
+RowGeometry choose_row_geometry(std::size_t elem_size, std::int64_t rows, std::int64_t d,
+                                bool rows_may_be_misaligned, const RowLimits& limits = {},
+                                int forced_items = 0);
+
+}  // namespace ladder::kernels

@@ -1,0 +1,108 @@
+#include "harness/report/bench_markdown.h"
+
+#include <fmt/format.h>
+
+namespace ladder {
+using nlohmann::json;
+
+namespace bench {
+
+json annotate(json doc) {
+  const double ceiling = doc.contains("copy") ? doc["copy"].value("gbps", 0.0) : 0.0;
+  for (auto& r : doc["results"]) {
+    if (r.contains("error")) continue;
+    const double bytes = r.value("bytes", 0.0);
+    for (const char* which : {"hot", "cold"}) {
+      const double us = r.value(std::string(which) + "_us", 0.0);
+      if (us <= 0) continue;
+      const double gbps = bytes / (us * 1e3);
+      r[std::string(which) + "_gbps"] = gbps;
+      if (ceiling > 0) r[std::string(which) + "_fraction"] = gbps / ceiling;
+    }
+  }
+  return doc;
+}
+
+std::string bench_terminal_table(const json& doc) {
+  std::string s;
+  if (doc.contains("copy"))
+    s += fmt::format("copy ceiling: {:.0f} GB/s (device-to-device, read + write, same run)\n",
+                     doc["copy"].value("gbps", 0.0));
+  s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:<22} {:>10} {:>10} {:>9} {:>9} {:>6}\n", "op", "dtype", "rows", "d", "impl",
+                   "hot us", "cold us", "hot GB/s", "cold GB/s", "cold/copy");
+  for (const auto& r : doc["results"]) {
+    if (r.contains("error")) {
+      s += fmt::format("{:<16} {:<5} {:>7} {:>6} error: {}\n", r.value("op", ""), r.value("dtype", ""), r.value("rows", 0),
+                       r.value("d", 0), r.value("error", ""));
+      continue;
+    }
+    s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:<22} {:>10.2f} {:>10.2f} {:>9.0f} {:>9.0f} {:>6.3f}\n", r.value("op", ""),
+                     r.value("dtype", ""), r.value("rows", 0), r.value("d", 0), r.value("impl", ""), r.value("hot_us", 0.0),
+                     r.value("cold_us", 0.0), r.value("hot_gbps", 0.0), r.value("cold_gbps", 0.0),
+                     r.value("cold_fraction", 0.0));
+  }
+  return s;
+}
+
+}  // namespace bench
+
+
+std::string peers_markdown(const json& peers) {
+  std::string md = "### Peers (scripts/bench_peers.py)\n\n";
+  md += fmt::format("torch {}, triton {}, device {}, copy ceiling {:.0f} GB/s\n\n", peers.value("torch", "?"),
+                    peers.value("triton", "?"), peers.value("device", "?"), peers.value("copy_gbps", 0.0));
+  md += "| op | dtype | rows × d | impl | µs | GB/s | of copy |\n| --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& p : peers.value("peers", json::array())) {
+    if (p.contains("error") && !p["error"].is_null()) {
+      md += fmt::format("| {} | {} | {}×{} | {} | error: {} | | |\n", p.value("op", ""), p.value("dtype", ""),
+                        p.value("rows", 0), p.value("d", 0), p.value("impl", ""), p["error"].dump());
+      continue;
+    }
+    md += fmt::format("| {} | {} | {}×{} | {} | {:.2f} | {:.0f} | {:.3f} |\n", p.value("op", ""), p.value("dtype", ""),
+                      p.value("rows", 0), p.value("d", 0), p.value("impl", ""), p.value("us", 0.0), p.value("gbps", 0.0),
+                      p.value("fraction_of_copy", 0.0));
+  }
+  return md + "\n";
+}
+
+std::string bench_markdown(const json& bench, const std::string& path, const json& peers) {
+  std::string md = fmt::format("## Benchmarks (`{}`)\n\n", path);
+  md += fmt::format("- command: `{}`; date: {}; commit: {}\n", bench.value("command", ""), bench.value("date", ""),
+                    bench.value("commit", ""));
+  if (bench.contains("toolchain"))
+    md += fmt::format("- GPU: {} ({} SMs), driver {}, NVRTC {}\n", bench["toolchain"].value("gpu", "?"),
+                      bench["toolchain"].value("sm_count", 0), bench["toolchain"].value("driver_version", 0),
+                      bench["toolchain"].value("nvrtc_version", "?"));
+  if (bench.contains("copy"))
+    md += fmt::format("- copy ceiling (same run): {:.0f} GB/s\n", bench["copy"].value("gbps", 0.0));
+  md += "\nGB/s counts the minimum bytes: each input read once, each output written once. Cold: L2 flushed before every launch. Hot: back-to-back launches.\n\n";
+  md += "| op | dtype | rows × d | impl | hot µs | cold µs | cold GB/s | cold / copy | hot / copy | best peer (µs, impl) |\n";
+  md += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& r : bench.value("results", json::array())) {
+    const std::string op = r.value("op", ""), dtype = r.value("dtype", "");
+    const long rows = r.value("rows", 0L), d = r.value("d", 0L);
+    if (r.contains("error")) {
+      md += fmt::format("| {} | {} | {}×{} | {} | error: {} | | | | | |\n", op, dtype, rows, d, r.value("impl", ""),
+                        r.value("error", ""));
+      continue;
+    }
+    std::string best;
+    double best_us = 0;
+    if (peers.contains("peers"))
+      for (const auto& p : peers["peers"])
+        if (p.value("op", "") == op && p.value("dtype", "") == dtype && p.value("rows", 0L) == rows &&
+            p.value("d", 0L) == d && p.value("us", 0.0) > 0 && (best.empty() || p.value("us", 0.0) < best_us)) {
+          best_us = p.value("us", 0.0);
+          best = p.value("impl", "");
+        }
+    md += fmt::format("| {} | {} | {}×{} | {} | {:.2f} | {:.2f} | {:.0f} | {:.3f} | {:.3f} | {} |\n", op, dtype, rows, d,
+                      r.value("impl", ""), r.value("hot_us", 0.0), r.value("cold_us", 0.0), r.value("cold_gbps", 0.0),
+                      r.value("cold_fraction", 0.0), r.value("hot_fraction", 0.0),
+                      best.empty() ? std::string("—") : fmt::format("{:.2f} ({})", best_us, best));
+  }
+  md += "\n";
+  if (!peers.empty()) md += peers_markdown(peers);
+  return md;
+}
+
+}  // namespace ladder

@@ -1,0 +1,143 @@
+// The CUDA driver API, opened at run time from libcuda.so.1, and move-only owners for its
+// objects. Only child processes call into it: the parent never initializes CUDA.
+#pragma once
+#include <cuda.h>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace ladder::toolchain {
+
+struct DriverApi {
+  CUresult (*Init)(unsigned) = nullptr;
+  CUresult (*DriverGetVersion)(int*) = nullptr;
+  CUresult (*DeviceGetCount)(int*) = nullptr;
+  CUresult (*DeviceGet)(CUdevice*, int) = nullptr;
+  CUresult (*DeviceGetName)(char*, int, CUdevice) = nullptr;
+  CUresult (*DeviceGetAttribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
+  CUresult (*DevicePrimaryCtxRetain)(CUcontext*, CUdevice) = nullptr;
+  CUresult (*DevicePrimaryCtxRelease)(CUdevice) = nullptr;
+  CUresult (*CtxSetCurrent)(CUcontext) = nullptr;
+  CUresult (*CtxSynchronize)() = nullptr;
+  CUresult (*ModuleLoadData)(CUmodule*, const void*) = nullptr;
+  CUresult (*ModuleUnload)(CUmodule) = nullptr;
+  CUresult (*ModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
+  CUresult (*FuncSetAttribute)(CUfunction, CUfunction_attribute, int) = nullptr;
+  CUresult (*FuncGetAttribute)(int*, CUfunction_attribute, CUfunction) = nullptr;
+  CUresult (*MemAlloc)(CUdeviceptr*, std::size_t) = nullptr;
+  CUresult (*MemFree)(CUdeviceptr) = nullptr;
+  CUresult (*MemGetInfo)(std::size_t*, std::size_t*) = nullptr;
+  CUresult (*MemcpyHtoD)(CUdeviceptr, const void*, std::size_t) = nullptr;
+  CUresult (*MemcpyDtoH)(void*, CUdeviceptr, std::size_t) = nullptr;
+  CUresult (*MemcpyDtoD)(CUdeviceptr, CUdeviceptr, std::size_t) = nullptr;
+  CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, std::size_t, CUstream) = nullptr;
+  CUresult (*MemsetD8)(CUdeviceptr, unsigned char, std::size_t) = nullptr;
+  CUresult (*MemsetD8Async)(CUdeviceptr, unsigned char, std::size_t, CUstream) = nullptr;
+  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, CUstream, void**, void**) = nullptr;
+  CUresult (*EventCreate)(CUevent*, unsigned) = nullptr;
+  CUresult (*EventDestroy)(CUevent) = nullptr;
+  CUresult (*EventRecord)(CUevent, CUstream) = nullptr;
+  CUresult (*EventSynchronize)(CUevent) = nullptr;
+  CUresult (*EventElapsedTime)(float*, CUevent, CUevent) = nullptr;
+  CUresult (*GetErrorName)(CUresult, const char**) = nullptr;
+  CUresult (*GetErrorString)(CUresult, const char**) = nullptr;
+};
+
+// The process-wide driver table; nullptr when libcuda.so.1 is absent or incomplete, and then
+// driver_load_error() says why. Loading it does not call cuInit.
+const DriverApi* driver();
+const std::string& driver_load_error();
+
+std::string error_name(CUresult rc);    // "CUDA_ERROR_ILLEGAL_ADDRESS"
+std::string error_string(CUresult rc);  // the driver's sentence
+
+// A failed driver call: which call, which code. Thrown only inside child processes.
+class DriverError : public std::runtime_error {
+ public:
+  DriverError(const std::string& call, CUresult rc);
+  std::string call;
+  CUresult code;
+  std::string name;
+};
+void check(CUresult rc, const char* call);  // throws DriverError unless CUDA_SUCCESS
+
+// Errors after which the context is unusable: the rest of the cases need a fresh process.
+bool is_sticky(CUresult rc);
+
+struct DeviceInfo {
+  std::string name;
+  int ordinal = 0, cc_major = 0, cc_minor = 0, sm_count = 0, driver_version = 0;
+  int max_threads_per_block = 0, l2_bytes = 0;
+  std::size_t total_memory = 0;
+  std::string arch() const;  // "sm_90"
+};
+
+// cuInit + the primary context of one device, made current. Releases it on destruction.
+class Context {
+ public:
+  static Context create(int ordinal = 0);  // throws DriverError
+  Context() = default;
+  ~Context();
+  Context(Context&& o) noexcept;
+  Context& operator=(Context&& o) noexcept;
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  const DeviceInfo& device() const { return info_; }
+
+ private:
+  CUdevice dev_ = 0;
+  bool held_ = false;
+  DeviceInfo info_;
+};
+
+class Module {
+ public:
+  static Module load(const std::string& image);  // throws DriverError
+  Module() = default;
+  ~Module();
+  Module(Module&& o) noexcept;
+  Module& operator=(Module&& o) noexcept;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  CUfunction function(const std::string& lowered_name) const;  // throws DriverError
+
+ private:
+  CUmodule mod_ = nullptr;
+};
+
+class DeviceMemory {
+ public:
+  static DeviceMemory allocate(std::size_t bytes);  // throws DriverError
+  DeviceMemory() = default;
+  ~DeviceMemory();
+  DeviceMemory(DeviceMemory&& o) noexcept;
+  DeviceMemory& operator=(DeviceMemory&& o) noexcept;
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+  CUdeviceptr get() const { return ptr_; }
+  std::size_t size() const { return bytes_; }
+
+ private:
+  CUdeviceptr ptr_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+class Event {
+ public:
+  static Event create();  // throws DriverError
+  Event() = default;
+  ~Event();
+  Event(Event&& o) noexcept;
+  Event& operator=(Event&& o) noexcept;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record() const;
+  static float elapsed_ms(const Event& start, const Event& stop);  // synchronizes on stop
+
+ private:
+  CUevent ev_ = nullptr;
+};
+
+}  // namespace ladder::toolchain

@@ -1,0 +1,252 @@
+// Shared device-side building blocks for the normalization kernels: 16-byte packing per dtype,
+// chunk loads and stores that take the vector path only when it is legal, and row reductions.
+//
+// Layout every kernel in this folder shares:
+// - A "row group" of blockDim.x threads owns one row at a time; blockDim.y row groups share a block.
+//   blockDim.x is a power of two up to 32 (the group lives inside one warp, reductions are shuffles
+//   only) or a multiple of 32 with blockDim.y == 1 (the group is the whole block, one shared-memory
+//   exchange joins the warps).
+// - A row is cut into 16-byte "chunks" of VEC elements. Chunk q of a tile covers the columns
+//   [q*VEC - phase, q*VEC - phase + VEC), where `phase` is how many elements the row's first
+//   element sits past a 16-byte boundary. Shifting the chunk grid by the phase is what lets rows of
+//   odd length (d = 2049) still use 16-byte accesses for everything but their two ends.
+// - Thread tx of a group owns chunks i*blockDim.x + tx for i < ITEMS: consecutive threads touch
+//   consecutive 16-byte pieces, so each warp-wide access is coalesced.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace ladder {
+namespace norm {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kChunkBytes = 16;
+
+// Element <-> float conversions and 16-byte packing. Accumulation is always fp32.
+template <typename T> struct Elem;
+
+template <> struct Elem<float> {
+  static constexpr int kVec = 4;
+  static __device__ __forceinline__ float to_float(float v) { return v; }
+  static __device__ __forceinline__ float from_float(float v) { return v; }
+  static __device__ __forceinline__ void unpack(const uint4& u, float (&f)[kVec]) {
+    f[0] = __uint_as_float(u.x); f[1] = __uint_as_float(u.y);
+    f[2] = __uint_as_float(u.z); f[3] = __uint_as_float(u.w);
+  }
+  static __device__ __forceinline__ uint4 pack(const float (&f)[kVec]) {
+    return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]),
+                      __float_as_uint(f[3]));
+  }
+};
+
+template <> struct Elem<__nv_bfloat16> {
+  static constexpr int kVec = 8;
+  static __device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+  static __device__ __forceinline__ __nv_bfloat16 from_float(float v) {
+    return __float2bfloat16_rn(v);
+  }
+  // A bf16 is the top half of an fp32, so widening is a shift or a mask: cheaper than cvt.
+  static __device__ __forceinline__ void unpack_word(unsigned w, float& lo, float& hi) {
+    lo = __uint_as_float(w << 16);
+    hi = __uint_as_float(w & 0xffff0000u);
+  }
+  static __device__ __forceinline__ unsigned pack_word(float lo, float hi) {
+    __nv_bfloat162 p = __floats2bfloat162_rn(lo, hi);  // .x (low half) = lo
+    return *reinterpret_cast<unsigned*>(&p);
+  }
+  static __device__ __forceinline__ void unpack(const uint4& u, float (&f)[kVec]) {
+    unpack_word(u.x, f[0], f[1]); unpack_word(u.y, f[2], f[3]);
+    unpack_word(u.z, f[4], f[5]); unpack_word(u.w, f[6], f[7]);
+  }
+  static __device__ __forceinline__ uint4 pack(const float (&f)[kVec]) {
+    return make_uint4(pack_word(f[0], f[1]), pack_word(f[2], f[3]), pack_word(f[4], f[5]),
+                      pack_word(f[6], f[7]));
+  }
+};
+
+template <> struct Elem<__half> {
+  static constexpr int kVec = 8;
+  static __device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+  static __device__ __forceinline__ __half from_float(float v) { return __float2half_rn(v); }
+  static __device__ __forceinline__ void unpack_word(unsigned w, float& lo, float& hi) {
+    __half2 p = *reinterpret_cast<__half2*>(&w);
+    float2 f = __half22float2(p);
+    lo = f.x;
+    hi = f.y;
+  }
+  static __device__ __forceinline__ unsigned pack_word(float lo, float hi) {
+    __half2 p = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<unsigned*>(&p);
+  }
+  static __device__ __forceinline__ void unpack(const uint4& u, float (&f)[kVec]) {
+    unpack_word(u.x, f[0], f[1]); unpack_word(u.y, f[2], f[3]);
+    unpack_word(u.z, f[4], f[5]); unpack_word(u.w, f[6], f[7]);
+  }
+  static __device__ __forceinline__ uint4 pack(const float (&f)[kVec]) {
+    return make_uint4(pack_word(f[0], f[1]), pack_word(f[2], f[3]), pack_word(f[4], f[5]),
+                      pack_word(f[6], f[7]));
+  }
+};
+
+__device__ __forceinline__ unsigned offset_in_chunk(const void* p) {
+  return static_cast<unsigned>(reinterpret_cast<unsigned long long>(p) & (kChunkBytes - 1));
+}
+
+// How a row may be accessed. `vec` is true only when every listed row pointer sits at the same
+// offset inside a 16-byte chunk (and that offset is a whole number of elements): then one shifted
+// chunk grid is 16-byte aligned for all of them at once. Otherwise every access is scalar.
+struct RowAccess {
+  bool vec = false;
+  int phase = 0;  // elements from the previous 16-byte boundary to the row's first element
+};
+
+template <typename T>
+__device__ __forceinline__ RowAccess row_access(const void* const* rows, int count) {
+  RowAccess a;
+  const unsigned off = offset_in_chunk(rows[0]);
+  bool same = (off % sizeof(T)) == 0;
+  for (int k = 1; k < count; ++k) same = same && offset_in_chunk(rows[k]) == off;
+  a.vec = same;
+  a.phase = same ? static_cast<int>(off / sizeof(T)) : 0;
+  return a;
+}
+
+// Loads the chunk starting at column c0 (may be negative: the shifted grid's first chunk) into
+// floats; columns outside [0, d) read as 0 and are never dereferenced.
+template <typename T>
+__device__ __forceinline__ void load_chunk(const T* row, int c0, int d, bool vec,
+                                           float (&v)[Elem<T>::kVec]) {
+  constexpr int kVec = Elem<T>::kVec;
+  if (vec && c0 >= 0 && c0 + kVec <= d) {
+    Elem<T>::unpack(*reinterpret_cast<const uint4*>(row + c0), v);
+  } else {
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) {
+      const int c = c0 + e;
+      v[e] = (c >= 0 && c < d) ? Elem<T>::to_float(row[c]) : 0.f;
+    }
+  }
+}
+
+// The weight vector is shared by every row, so it goes through the read-only path. Its chunk grid
+// is unshifted; a row with a nonzero phase therefore reads weights element by element (they are
+// hot in L1, so this costs instructions, not DRAM traffic).
+template <typename T>
+__device__ __forceinline__ void load_weight_chunk(const T* w, int c0, int d, bool vec,
+                                                  float (&v)[Elem<T>::kVec]) {
+  constexpr int kVec = Elem<T>::kVec;
+  if (vec && c0 >= 0 && c0 + kVec <= d) {
+    Elem<T>::unpack(__ldg(reinterpret_cast<const uint4*>(w + c0)), v);
+  } else {
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) {
+      const int c = c0 + e;
+      v[e] = (c >= 0 && c < d) ? Elem<T>::to_float(__ldg(w + c)) : 0.f;
+    }
+  }
+}
+
+// Stores the columns of the chunk at c0 that fall inside [0, d); never touches anything else,
+// so neighbouring rows, row padding and redzones stay untouched.
+template <typename T>
+__device__ __forceinline__ void store_chunk(T* row, int c0, int d, bool vec,
+                                            const float (&v)[Elem<T>::kVec]) {
+  constexpr int kVec = Elem<T>::kVec;
+  if (vec && c0 >= 0 && c0 + kVec <= d) {
+    *reinterpret_cast<uint4*>(row + c0) = Elem<T>::pack(v);
+  } else {
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) {
+      const int c = c0 + e;
+      if (c >= 0 && c < d) row[c] = Elem<T>::from_float(v[e]);
+    }
+  }
+}
+
+// True when the weight pointer can use the vector path for a row with this access.
+__device__ __forceinline__ bool weight_vec_ok(const void* w, const RowAccess& a) {
+  return a.vec && a.phase == 0 && offset_in_chunk(w) == 0;
+}
+
+// Shared memory for joining the warps of one row group: two buffers used alternately, so a
+// reduction never overwrites partials that another warp may still be reading from the previous
+// one (the barrier inside the intervening reduction orders them).
+template <int N>
+struct ReduceScratch {
+  float partial[2][32][N];
+};
+
+// Sums N values over the row group; every thread of the group receives bit-identical results
+// (xor butterflies add the same pair in each lane, and addition is commutative), so every thread
+// makes the same decisions from them. Deterministic: the order is fixed by the geometry alone.
+// Must be reached by every thread of the block when blockDim.x > 32.
+template <int N>
+__device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<N>& scratch,
+                                              int& parity) {
+  const int width = blockDim.x < 32 ? blockDim.x : 32;
+  for (int offset = width >> 1; offset > 0; offset >>= 1) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) v[k] += __shfl_xor_sync(kFullMask, v[k], offset);
+  }
+  if (blockDim.x <= 32) return;
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int warps = blockDim.x >> 5;
+  float (*buf)[N] = scratch.partial[parity];
+  parity ^= 1;
+  if (lane == 0) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) buf[warp][k] = v[k];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < N; ++k) v[k] = lane < warps ? buf[lane][k] : 0.f;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) v[k] += __shfl_xor_sync(kFullMask, v[k], offset);
+  }
+}
+
+// Columns a tile covers: blockDim.x threads x ITEMS chunks x VEC elements.
+template <typename T, int ITEMS>
+__device__ __forceinline__ int tile_columns() {
+  return static_cast<int>(blockDim.x) * ITEMS * Elem<T>::kVec;
+}
+
+// First column of thread tx's i-th chunk in tile t (can be negative in tile 0 when phase > 0).
+template <typename T, int ITEMS>
+__device__ __forceinline__ int chunk_column(int tile, int item, int phase) {
+  return tile * tile_columns<T, ITEMS>() +
+         (item * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x)) * Elem<T>::kVec -
+         phase;
+}
+
+// Tiles needed to cover d columns with the given phase. One tile: the row lives in registers and
+// DRAM is read once. More: the kernel streams the row twice (the second read mostly hits L2).
+template <typename T, int ITEMS>
+__device__ __forceinline__ int tiles_for(int d, int phase) {
+  const int cols = tile_columns<T, ITEMS>();
+  return (d + phase + cols - 1) / cols;
+}
+
+// Stores one tile held in registers.
+template <typename T, int ITEMS>
+__device__ __forceinline__ void store_tile(T* row, int tile, const RowAccess& access, int d,
+                                           const float (&v)[ITEMS][Elem<T>::kVec]) {
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i)
+    store_chunk(row, chunk_column<T, ITEMS>(tile, i, access.phase), d, access.vec, v[i]);
+}
+
+// Row loop bounds: row groups of a block take consecutive rows; the grid strides over the rest.
+// The loop condition is uniform per block, so barriers inside the body are safe.
+struct RowLoop {
+  long long first, step;
+  __device__ __forceinline__ RowLoop()
+      : first(static_cast<long long>(blockIdx.x) * blockDim.y),
+        step(static_cast<long long>(gridDim.x) * blockDim.y) {}
+};
+
+}  // namespace norm
+}  // namespace ladder

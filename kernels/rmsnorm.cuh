@@ -1,0 +1,72 @@
+// RMSNorm forward: y = x / sqrt(mean(x^2) + eps) * weight, weight being 1, w, or (1 + w) (Gemma).
+// Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh.
+#pragma once
+#include "norm_common.cuh"
+
+namespace ladder {
+
+// ITEMS: 16-byte chunks each thread keeps per tile (the host picks it from d; see README).
+// w: nullable (no weight); w_offset: 0 for plain weights, 1 for Gemma's (1 + w).
+// rstd: nullable; when given, rstd[row] = 1 / sqrt(mean(x^2) + eps) in fp32.
+// Aliasing: y may be x (same stride); every element is read before it is written, by one thread.
+template <typename T, int ITEMS>
+__global__ void __launch_bounds__(1024)
+    rmsnorm_fwd(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
+                int y_stride, float eps, float w_offset) {
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  __shared__ norm::ReduceScratch<1> scratch;
+  int parity = 0;
+  const norm::RowLoop loop;
+  for (long long base = loop.first; base < rows; base += loop.step) {
+    const long long row = base + threadIdx.y;
+    const bool active = row < rows;
+    // Inactive groups (past the last row) still join the reductions; they point at row 0 and
+    // neither load nor store.
+    const T* xr = x + (active ? row : 0) * static_cast<long long>(x_stride);
+    T* yr = y + (active ? row : 0) * static_cast<long long>(y_stride);
+    const int cols = active ? d : 0;
+    const void* ptrs[2] = {xr, yr};
+    const norm::RowAccess access = norm::row_access<T>(ptrs, 2);
+    const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
+
+    float v[ITEMS][kVec];
+    float sum[1] = {0.f};
+    for (int t = 0; t < tiles; ++t) {
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        norm::load_chunk(xr, norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, access.vec,
+                         v[i]);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) sum[0] = fmaf(v[i][e], v[i][e], sum[0]);
+      }
+    }
+    norm::row_group_sum(sum, scratch, parity);
+    const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
+    if (active && rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+
+    const bool w_vec = norm::weight_vec_ok(w, access);
+    for (int t = 0; t < tiles; ++t) {
+      // All loads of a tile come before its first store: the compiler cannot move a load above a
+      // store through a pointer that may alias it, and a load issued late serializes latency.
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
+        // One tile: the row is still in registers. Several: re-read it (mostly from L2).
+        if (tiles > 1) norm::load_chunk(xr, c0, cols, access.vec, v[i]);
+        if (w != nullptr) {
+          float wv[kVec];
+          norm::load_weight_chunk(w, c0, cols, w_vec, wv);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) v[i][e] = v[i][e] * inv_rms * (wv[e] + w_offset);
+        } else {
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) v[i][e] *= inv_rms;
+        }
+      }
+      norm::store_tile<T, ITEMS>(yr, t, access, cols, v);
+    }
+  }
+}
+
+}  // namespace ladder

@@ -1,0 +1,98 @@
+// The CLI end to end, device-independent: --compile-only never touches a GPU, so these give the
+// same answers on the CPU machine and on the H200.
+#include <fstream>
+
+#include "tests/catch.h"
+#include "tests/cli_helpers.h"
+
+using namespace ladder_test;
+
+TEST_CASE("run --compile-only: the selftest's compile error is XFAIL (compile), the rest compile", "[cli]") {
+  const std::string json = temp_path("selftest.json");
+  const auto o = run_ladder("run --compile-only --ladder " + source_path("probes/selftest.json") + " --json " + json);
+  INFO(o.output);
+  CHECK(o.exit_code == 0);
+  const auto doc = read_json(json);
+  const auto* compile = rung(doc, "st_compile_error");
+  REQUIRE(compile != nullptr);
+  CHECK(compile->at("verdict") == "XFAIL");
+  CHECK(compile->at("reason") == "compile");
+  CHECK(compile->at("nvrtc_log").get<std::string>().find("error") != std::string::npos);
+  for (const auto& r : doc.at("rungs")) {
+    if (r.at("name") == "st_compile_error") continue;
+    CHECK(r.at("verdict") == "SKIPPED");  // compiled; GPU stages not run
+    CHECK(r.at("stage") == "image");
+  }
+  CHECK(doc.at("counts").at("SKIPPED") == doc.at("rungs").size() - 1);
+  CHECK(doc.at("toolchain").at("nvrtc_version").get<std::string>().size() >= 3);
+  CHECK(o.output.find("SKIPPED") != std::string::npos);
+}
+
+TEST_CASE("run --compile-only compiles every rung of both built-in ladders", "[cli]") {
+  const std::string json = temp_path("both.json");
+  const auto o = run_ladder("run --compile-only --jobs 2 --json " + json);
+  INFO(o.output);
+  CHECK(o.exit_code == 0);
+  const auto doc = read_json(json);
+  std::size_t compiled = 0;
+  for (const auto& r : doc.at("rungs")) {
+    if (r.at("name") == "st_compile_error") continue;
+    CHECK(r.at("verdict") == "SKIPPED");
+    CHECK(r.at("stage") == "image");
+    ++compiled;
+  }
+  CHECK(compiled >= 20);
+  CHECK(doc.at("counts").at("UNRESOLVED") == 0);
+}
+
+TEST_CASE("a warm compile cache reports hits", "[cli]") {
+  const std::string cache = temp_path("cache");
+  const std::string args = "run --compile-only --cache-dir " + cache + " p0_three_buffers --json ";
+  run_ladder(args + temp_path("cold.json"));
+  run_ladder(args + temp_path("warm.json"));
+  const auto cold = read_json(temp_path("cold.json")), warm = read_json(temp_path("warm.json"));
+  CHECK(rung(cold, "p0_three_buffers")->at("cache_hit") == false);
+  CHECK(rung(warm, "p0_three_buffers")->at("cache_hit") == true);
+}
+
+TEST_CASE("a malformed manifest is a harness error naming file and path", "[cli]") {
+  const std::string bad = temp_path("bad.json");
+  std::ofstream(bad) << R"({"rungs": [{"name": "a", "source": "x.cu", "entry": "k", "cases": [{"d": "four"}]}]})";
+  const auto o = run_ladder("run --ladder " + bad);
+  CHECK(o.exit_code == 2);
+  CHECK(o.output.find(bad) != std::string::npos);
+  CHECK(o.output.find("/rungs/0/cases/0/d") != std::string::npos);
+}
+
+TEST_CASE("a missing source file is UNRESOLVED, not a crash or a pass", "[cli]") {
+  const std::string m = temp_path("missing.json");
+  std::ofstream(m) << R"({"rungs": [{"name": "a", "source": "no_such.cu", "entry": "k", "cases": [{"d": 4}]}]})";
+  const std::string json = temp_path("missing-out.json");
+  const auto o = run_ladder("run --compile-only --ladder " + m + " --json " + json);
+  CHECK(o.exit_code == 2);
+  const auto doc = read_json(json);
+  const auto* r = rung(doc, "a");
+  REQUIRE(r != nullptr);
+  CHECK(r->at("verdict") == "UNRESOLVED");
+  CHECK(r->at("evidence").get<std::string>().find("no_such.cu") != std::string::npos);
+}
+
+TEST_CASE("an unknown rung glob is a usage error", "[cli]") {
+  const auto o = run_ladder("run --compile-only no_such_rung_*");
+  CHECK(o.exit_code == 2);
+  CHECK(o.output.find("no rung matches") != std::string::npos);
+}
+
+TEST_CASE("git-bisect mode maps a toolchain problem to skip (125)", "[cli]") {
+  // An NVRTC that cannot be opened is a toolchain problem, not a bad commit.
+  const auto o = run_ladder("run --compile-only --git-bisect --nvrtc /no/such/libnvrtc.so p0_three_buffers");
+  INFO(o.output);
+  CHECK(o.exit_code == 125);
+}
+
+TEST_CASE("list shows every rung with what it adds", "[cli]") {
+  const auto o = run_ladder("list");
+  CHECK(o.exit_code == 0);
+  CHECK(o.output.find("p9_tree_no_barrier") != std::string::npos);
+  CHECK(o.output.find("expect mismatch") != std::string::npos);
+}

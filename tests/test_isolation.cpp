@@ -1,0 +1,74 @@
+// The child-mode self-test: how a child ended is classified without any GPU.
+#include "harness/isolate/runner.h"
+#include "harness/isolate/spawn.h"
+
+#include <chrono>
+#include <csignal>
+
+#include "tests/catch.h"
+
+using namespace ladder;
+using namespace ladder::isolate;
+using ladder_test::has_substr;
+
+namespace {
+ChildRun run_mode(const std::string& mode, double timeout = 10) {
+  return spawn_and_collect({LADDER_BINARY, "__selftest-child", mode}, "", timeout);
+}
+}  // namespace
+
+TEST_CASE("a child that segfaults is a crash, with the signal named", "[isolation]") {
+  const auto run = run_mode("segv");
+  CHECK(run.signal == SIGSEGV);
+  const auto fate = classify_child_end(run, 10);
+  CHECK(fate.failure == FailReason::Crash);
+  CHECK(fate.signal == "SIGSEGV");
+}
+
+TEST_CASE("a child that aborts is a crash", "[isolation]") {
+  const auto fate = classify_child_end(run_mode("abort"), 10);
+  CHECK(fate.failure == FailReason::Crash);
+  CHECK(fate.signal == "SIGABRT");
+}
+
+TEST_CASE("a child that hangs is a timeout and its process group is ended", "[isolation]") {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto run = run_mode("hang", 0.5);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(run.timed_out);
+  CHECK(s < 5);  // ended, not waited for
+  const auto fate = classify_child_end(run, 0.5);
+  CHECK(fate.failure == FailReason::Timeout);
+  CHECK_THAT(fate.evidence, has_substr("process group ended"));
+}
+
+TEST_CASE("a child that exits non-zero before reporting is harness breakage", "[isolation]") {
+  const auto run = run_mode("exit3");
+  CHECK(run.exit_code == 3);
+  const auto fate = classify_child_end(run, 10);
+  CHECK(fate.unresolved);
+  CHECK_FALSE(fate.failure.has_value());
+  CHECK_THAT(fate.evidence, has_substr("status 3"));
+}
+
+TEST_CASE("a child that prints garbage is harness breakage, never a pass", "[isolation]") {
+  const auto run = run_mode("garbage");
+  CHECK(run.exit_code == 0);
+  CHECK(run.garbage.size() == 1);
+  const auto fate = classify_child_end(run, 10);
+  CHECK(fate.unresolved);
+  CHECK_THAT(fate.evidence, has_substr("unreadable output"));
+}
+
+TEST_CASE("a well-behaved child's JSON lines arrive", "[isolation]") {
+  const auto run = run_mode("ok");
+  REQUIRE(run.messages.size() == 1);
+  CHECK(run.messages[0]["type"] == "done");
+  CHECK(run.exit_code == 0);
+}
+
+TEST_CASE("a program that cannot be started is reported, not crashed on", "[isolation]") {
+  const auto run = spawn_and_collect({"/no/such/program"}, "", 5);
+  CHECK(run.exit_code == 127);
+  CHECK(classify_child_end(run, 5).unresolved);
+}

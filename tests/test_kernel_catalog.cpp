@@ -1,0 +1,260 @@
+// The production-kernel catalog: plan() geometry and arguments, its refusals, the oracles it
+// names, and (where NVRTC loads) that every specialization compiles for sm_90 and sm_80.
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "harness/checks/oracle_registry.h"
+#include "harness/kernels/catalog.h"
+#include "harness/toolchain/nvrtc.h"
+#include "tests/catch.h"
+
+using ladder::BufferRole;
+using ladder::Case;
+using ladder::ConcreteBuffer;
+using ladder::DType;
+using ladder::KernelLaunch;
+using ladder::KernelRef;
+
+namespace {
+
+const std::map<std::string, double> kEps = {{"eps", 1e-6}};
+
+const ConcreteBuffer* find_buffer(const KernelLaunch& L, const std::string& name) {
+  for (const auto& b : L.buffers)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+std::string describe(const KernelRef& ref, const Case& c) {
+  std::string s = ref.op + " " + std::string(ladder::label(ref.dtype));
+  for (const auto& [k, v] : ref.variant) s += " " + k + "=" + v;
+  for (const auto& [k, v] : c) s += " " + k + "=" + std::to_string(v);
+  return s;
+}
+
+// Geometry and argument checks that hold for every launch of every op.
+void check_launch(const KernelRef& ref, const Case& c, const KernelLaunch& L, bool first) {
+  INFO(describe(ref, c) << " entry " << L.entry);
+  const std::int64_t rows = c.at("rows");
+  const std::uint32_t tpr = L.block[0], groups = L.block[1];
+  const std::uint32_t threads = tpr * groups * L.block[2];
+  CHECK(threads >= 1);
+  CHECK(threads <= 1024);
+  CHECK(threads % 32 == 0);  // whole warps: the reductions shuffle with a full mask
+  // Row groups inside a warp are powers of two; larger ones are whole warps, alone in the block.
+  if (tpr < 32) CHECK((tpr & (tpr - 1)) == 0);
+  if (tpr > 32) CHECK(groups == 1);
+  CHECK(L.grid[0] >= 1);
+  CHECK(L.grid[1] == 1);
+  CHECK(L.grid[2] == 1);
+  CHECK(!L.entry.empty());
+  CHECK(L.source.rfind(ladder::kernels::kernels_dir(), 0) == 0);
+  CHECK(ladder::find_oracle(L.oracle) != nullptr);
+  const bool row_kernel = L.entry.find("column_sum") == std::string::npos;
+  const bool persistent = L.entry.find("_bwd") != std::string::npos;
+  if (first && row_kernel && !persistent) {
+    // One row group per row: the grid covers every row.
+    CHECK(std::int64_t{L.grid[0]} * groups >= std::max<std::int64_t>(rows, 1));
+  }
+  for (const auto& a : L.args) {
+    if (!a.is_buffer) continue;
+    const ConcreteBuffer* b = find_buffer(L, a.buffer);
+    INFO("argument buffer " << a.buffer);
+    REQUIRE(b != nullptr);
+  }
+  // Every output reaches the kernel: as an argument, or as the memory of one it aliases.
+  for (const auto& b : L.buffers) {
+    CHECK(b.row_stride >= b.cols);
+    if (!b.alias_of.empty()) {
+      INFO("alias " << b.name);
+      REQUIRE(find_buffer(L, b.alias_of) != nullptr);
+      CHECK(find_buffer(L, b.alias_of)->role == BufferRole::InOut);
+      CHECK(find_buffer(L, b.alias_of)->row_stride == b.row_stride);
+    }
+  }
+}
+
+std::vector<KernelLaunch> plan_checked(const KernelRef& ref, const Case& c) {
+  const auto launches = ladder::kernels::plan(ref, c, kEps);
+  REQUIRE(!launches.empty());
+  for (std::size_t i = 0; i < launches.size(); ++i) check_launch(ref, c, launches[i], i == 0);
+  return launches;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("catalog lists its ops and every op plans every dtype", "[kernels]") {
+  ladder::register_builtin_oracles();
+  const auto ops = ladder::kernels::ops();
+  for (const char* op : {"rmsnorm", "add_rmsnorm", "layernorm", "rmsnorm_bwd", "add_rmsnorm_bwd",
+                         "layernorm_bwd", "column_sum"})
+    CHECK(std::find(ops.begin(), ops.end(), op) != ops.end());
+  for (const auto& op : ops)
+    for (DType dt : {DType::F32, DType::F16, DType::BF16})
+      for (std::int64_t rows : {0, 1, 7, 83, 4096})
+        for (std::int64_t d : {1, 2, 3, 8, 769, 2049, 4096, 32768, 65536})
+          plan_checked({op, dt, {}}, {{"rows", rows}, {"d", d}});
+}
+
+TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[kernels]") {
+  ladder::register_builtin_oracles();
+  struct Want { std::int64_t rows, d; DType dt; std::uint32_t tpr; };
+  // Aligned dense rows: the whole row in one tile, every thread busy.
+  for (const auto& w : {Want{16384, 4096, DType::BF16, 128}, Want{16384, 1024, DType::BF16, 32},
+                        Want{4096, 8192, DType::BF16, 256}, Want{4096, 16384, DType::BF16, 512},
+                        Want{512, 32768, DType::BF16, 1024}, Want{512, 32768, DType::F32, 1024}}) {
+    const auto L = plan_checked({"rmsnorm", w.dt, {}}, {{"rows", w.rows}, {"d", w.d}}).front();
+    INFO(w.rows << "x" << w.d << " " << L.entry);
+    CHECK(L.block[0] == w.tpr);
+    const int vec = w.dt == DType::F32 ? 4 : 8;
+    const int items = L.entry[L.entry.size() - 2] - '0';
+    CHECK(std::int64_t{L.block[0]} * items * vec == w.d);
+  }
+  // Odd d: a spare chunk for the row's phase, and most threads busy.
+  const auto odd = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 8192}, {"d", 2049}});
+  CHECK(odd.front().block[0] >= 96);
+  // A decode row spreads over many threads.
+  const auto decode = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 1}, {"d", 4096}});
+  CHECK(decode.front().block[0] >= 256);
+}
+
+TEST_CASE("plan declares variants' buffers, aliases and null arguments", "[kernels]") {
+  ladder::register_builtin_oracles();
+  const Case c{{"rows", 5}, {"d", 33}};
+  auto both = plan_checked({"add_rmsnorm", DType::F16, {{"inplace", "both"}}}, c).front();
+  REQUIRE(find_buffer(both, "h") != nullptr);
+  CHECK(find_buffer(both, "h")->alias_of == "r");
+  CHECK(find_buffer(both, "y")->alias_of == "x");
+  CHECK(find_buffer(both, "r")->role == BufferRole::InOut);
+
+  auto none = plan_checked({"rmsnorm", DType::F32, {{"weight", "none"}, {"write_rstd", "0"}}}, c);
+  CHECK(find_buffer(none.front(), "w") == nullptr);
+  CHECK(find_buffer(none.front(), "rstd") == nullptr);
+  int nulls = 0;
+  for (const auto& a : none.front().args)
+    if (!a.is_buffer && a.type == DType::F64 && a.value == 0) ++nulls;
+  CHECK(nulls == 2);
+
+  auto odd = plan_checked({"rmsnorm", DType::BF16, {{"strided", "odd"}}}, c).front();
+  CHECK(find_buffer(odd, "x")->row_stride != find_buffer(odd, "y")->row_stride);
+  auto padded = plan_checked({"rmsnorm", DType::BF16, {{"strided", "1"}}}, c).front();
+  CHECK(find_buffer(padded, "x")->row_stride % 8 == 0);
+  CHECK(find_buffer(padded, "x")->row_stride > 33);
+  auto explicit_stride = plan_checked({"rmsnorm", DType::BF16, {}},
+                                      {{"rows", 5}, {"d", 33}, {"x_stride", 100}}).front();
+  CHECK(find_buffer(explicit_stride, "x")->row_stride == 100);
+
+  auto bwd = plan_checked({"layernorm_bwd", DType::BF16, {}}, {{"rows", 300}, {"d", 4096}});
+  REQUIRE(bwd.size() == 3);  // the row kernel, then dgamma and dbeta reduces
+  CHECK(find_buffer(bwd.front(), "dgamma_partial")->role == BufferRole::Scratch);
+  CHECK(find_buffer(bwd.front(), "dgamma_partial")->rows == bwd.front().grid[0]);
+  auto no_w = plan_checked({"rmsnorm_bwd", DType::F32, {{"weight", "none"}}}, c);
+  CHECK(no_w.size() == 1);
+}
+
+TEST_CASE("plan rejects bad input with messages naming the op", "[kernels]") {
+  const KernelRef ref{"rmsnorm", DType::F32, {}};
+  const Case ok{{"rows", 4}, {"d", 8}};
+  auto throws = [](const KernelRef& r, const Case& c, const std::map<std::string, double>& s,
+                   const std::string& needle) {
+    INFO(describe(r, c) << " expecting '" << needle << "'");
+    try {
+      ladder::kernels::plan(r, c, s);
+      FAIL("plan() accepted it");
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      INFO(what);
+      CHECK(what.find(needle) != std::string::npos);
+      CHECK(what.find(r.op) != std::string::npos);
+    }
+  };
+  throws(ref, ok, {{"eps", 0.0}}, "eps");
+  throws(ref, ok, {{"eps", -1e-6}}, "eps");
+  throws(ref, ok, {}, "eps");
+  throws(ref, {{"rows", 4}, {"d", 0}}, kEps, "d (hidden size) must be >= 1");
+  throws(ref, {{"rows", -1}, {"d", 8}}, kEps, "rows must be >= 0");
+  throws(ref, {{"d", 8}}, kEps, "rows");
+  throws(ref, {{"rows", 4}, {"d", std::int64_t{1} << 30}}, kEps, "exceeds");
+  throws({"rmsnorm", DType::F32, {{"wieght", "plain"}}}, ok, kEps, "unknown variant key 'wieght'");
+  throws({"rmsnorm", DType::F32, {{"weight", "heavy"}}}, ok, kEps, "weight=heavy");
+  throws({"add_rmsnorm", DType::F32, {{"convention", "C"}}}, ok, kEps, "convention=C");
+  throws({"rmsnorm", DType::I32, {}}, ok, kEps, "dtype");
+  throws({"rmsnorm", DType::BF16, {{"items", "8"}}}, ok, kEps, "items=8");
+  throws(ref, {{"rows", 4}, {"d", 8}, {"x_stride", 4}}, kEps, "x_stride");
+  throws({"nosuchnorm", DType::F32, {}}, ok, kEps, "unknown kernel op");
+}
+
+TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
+  const auto specs = ladder::kernels::all_specializations();
+  std::set<std::string> entries;
+  for (const auto& ref : specs)
+    for (const auto& L : ladder::kernels::plan(ref, {{"rows", 3}, {"d", 1000}}, kEps))
+      entries.insert(L.entry);
+  for (const char* must : {"ladder::rmsnorm_fwd<float, 8>", "ladder::rmsnorm_fwd<__nv_bfloat16, 4>",
+                           "ladder::add_rmsnorm_fwd<__half, 3, true>",
+                           "ladder::add_rmsnorm_fwd<__nv_bfloat16, 4, false>",
+                           "ladder::layernorm_fwd<__half, 1>", "ladder::rmsnorm_bwd<float, 4>",
+                           "ladder::add_rmsnorm_bwd<__nv_bfloat16, 2>",
+                           "ladder::layernorm_bwd<__half, 2>", "ladder::column_sum<float>"})
+    CHECK(entries.count(must) == 1);
+}
+
+// Compiles each distinct (source, entry) of every specialization through the project's NVRTC
+// pipeline, for both target archs, on as many threads as the machine has.
+TEST_CASE("every kernel specialization compiles with NVRTC for sm_90 and sm_80", "[kernels][nvrtc]") {
+  ladder::toolchain::Nvrtc nvrtc;
+  if (!nvrtc.available()) {
+    WARN("NVRTC not available: " << nvrtc.load_error());
+    return;
+  }
+  std::set<std::pair<std::string, std::string>> jobs_set;
+  for (const auto& ref : ladder::kernels::all_specializations())
+    for (const auto& L : ladder::kernels::plan(ref, {{"rows", 3}, {"d", 1000}}, kEps))
+      jobs_set.insert({L.source, L.entry});
+  struct Job { std::string source, entry, arch; };
+  std::vector<Job> jobs;
+  for (const auto& [source, entry] : jobs_set)
+    for (const char* arch : {"sm_90", "sm_80"}) jobs.push_back({source, entry, arch});
+
+  std::map<std::string, std::string> texts;
+  for (const auto& [source, entry] : jobs_set)
+    if (!texts.count(source)) texts[source] = read_file(source);
+
+  std::atomic<std::size_t> next{0};
+  std::mutex mu;
+  std::vector<std::string> failures;
+  auto worker = [&] {
+    for (std::size_t i = next++; i < jobs.size(); i = next++) {
+      ladder::toolchain::CompileRequest req;
+      req.source_path = jobs[i].source;
+      req.source_text = texts.at(jobs[i].source);
+      req.entry = jobs[i].entry;
+      req.arch = jobs[i].arch;
+      const auto r = nvrtc.compile(req);
+      if (!r.ok || r.lowered_name.empty()) {
+        std::lock_guard<std::mutex> lock(mu);
+        failures.push_back(jobs[i].entry + " for " + jobs[i].arch + ": " + r.error + "\n" + r.log);
+      }
+    }
+  };
+  const unsigned n = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < n; ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  INFO(jobs.size() << " compiles");
+  for (const auto& f : failures) FAIL_CHECK(f);
+  CHECK(failures.empty());
+}
