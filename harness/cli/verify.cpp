@@ -109,7 +109,8 @@ void add_verify(CLI::App& app, int& exit_code) {
         rungs.push_back(kernel_rung(op, dt, {}, grid, 1e-5));
         // eps large enough to matter: catches eps dropped or placed outside the sqrt.
         rungs.push_back(kernel_rung(op, dt, {}, {{{"rows", 7}, {"d", 8}}, {{"rows", 83}, {"d", 769}}}, 0.1));
-        rungs.back().name += "_eps0.1";
+        rungs.back().name += "_eps_large";
+        rungs.back().adds = "eps = 0.1: catches eps dropped or outside the sqrt";
         std::vector<Case> small;
         for (auto [rows, d] : kSmallShapes) small.push_back({{"rows", rows}, {"d", d}});
         for (const auto& v : variants_of(op)) rungs.push_back(kernel_rung(op, dt, v, small, 1e-6));
