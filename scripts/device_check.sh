@@ -8,14 +8,19 @@ mkdir -p "$out"
 export LADDER_BUILD_DIR="$root/build-device" LADDER_CACHE_DIR="$root/.cache/ladder"
 step() { echo "== $*"; }
 step "build on the device machine"
-{ time "$root/scripts/build"; } 2>&1 | tail -5
+{ time "$root/scripts/build"; } > "$out/build.txt" 2>&1
+grep -E "error|Error|real" "$out/build.txt" | head -20
 bin="$LADDER_BUILD_DIR/ladder"
+if [ ! -x "$bin" ]; then
+  echo "device build failed; using the carried binary"
+  bin="$root/.device/ladder"
+fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv 2>&1 | tee "$out/gpu.txt"
 for s in "$@"; do
   case "$s" in
     carried) step "the binary built on the CPU machine, carried here"
-             "$root/build/ladder" run --compile-only p0_three_buffers 2>&1 | tail -3
-             "$root/build/ladder" run p0_three_buffers 2>&1 | tail -3 ;;
+             "$root/.device/ladder" run --compile-only p0_three_buffers 2>&1 | tail -3
+             "$root/.device/ladder" run p0_three_buffers 2>&1 | tail -3 ;;
     ladders) step "both ladders, cold cache, overhead benchmark"
              rm -rf "$LADDER_CACHE_DIR"
              "$bin" run --json "$out/run-cold.json" > "$out/run-cold.txt" 2>&1; echo "exit $?"

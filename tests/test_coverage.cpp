@@ -113,3 +113,14 @@ TEST_CASE("mask summary caps the number of groups", "[coverage]") {
   const auto s = summarize_mask(mask, 20, 3, 4);
   CHECK_THAT(s, ladder_test::has_substr("and 6 more group(s)"));
 }
+
+TEST_CASE("determinism compares logical elements, not the gaps between strided rows", "[coverage]") {
+  const auto b = matrix(2, 2, 5);
+  const auto written = all_but(b, {});
+  const auto a = run_image(b, kSentinelA, written), bb = run_image(b, kSentinelB, written);
+  CHECK(compare_logical(b, a, bb).bytes == 0);  // gaps differ (two sentinels), elements agree
+  const auto changed = run_image(b, kSentinelB, written, 2.0f);
+  const auto d = compare_logical(b, a, changed);
+  CHECK(d.bytes == 4 * 4);
+  CHECK(d.summary == "y: 4 element(s) changed, first at [0, 0]");
+}

@@ -38,6 +38,10 @@ ByteDamage check_gaps(const ConcreteBuffer& b, std::span<const std::byte> storag
 // A redzone of `fill` bytes before (front) or after (back) a buffer.
 ByteDamage check_redzone(std::span<const std::byte> zone, std::byte fill, bool front);
 
+// Two runs' outputs must agree bit for bit on their logical elements (gaps hold each run's own
+// sentinel, so they are left out).
+ByteDamage compare_logical(const ConcreteBuffer& b, std::span<const std::byte> run_a, std::span<const std::byte> run_b);
+
 // Read-only inputs must come back byte for byte; the summary names the first changed element.
 ByteDamage compare_input(const ConcreteBuffer& b, std::span<const std::byte> before,
                          std::span<const std::byte> after);

@@ -79,7 +79,7 @@ CaseEvidence evaluate_case(const KernelLaunch& k, bool deterministic,
   if (deterministic)
     for (const auto& b : k.buffers)
       if ((b.role == BufferRole::Output || b.role == BufferRole::InOut) && b.alias_of.empty()) {
-        const auto d = compare_input(b, run_a.at(b.name).storage, run_b.at(b.name).storage);
+        const auto d = compare_logical(b, run_a.at(b.name).storage, run_b.at(b.name).storage);
         if (d.bytes) return fail(FailReason::Nondeterministic, "two runs differ: " + d.summary);
       }
 

@@ -3,7 +3,9 @@
 #include <fnmatch.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -16,12 +18,15 @@
 namespace ladder::cli {
 
 void add_common_options(CLI::App& cmd, CommonOptions& o) {
+  // Contexts are created one at a time by the driver, but a rung's host work (inputs, checks)
+  // overlaps with the next rung's start: a few workers hide most of it.
+  o.runner.jobs = static_cast<int>(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 6u));
   cmd.add_option("--json", o.json_path, "write results as JSON to FILE (rewritten after every rung)");
   cmd.add_option("--timeout", o.runner.timeout_s, "seconds per child before its process group is ended")
       ->check(CLI::PositiveNumber);
   cmd.add_option("--arch", o.runner.arch, "compile for this arch (default: the device's, or sm_90)");
   cmd.add_option("--nvrtc", o.runner.nvrtc_path, "path of the libnvrtc.so to compile with");
-  cmd.add_option("--jobs,-j", o.runner.jobs, "rungs run at once")->check(CLI::Range(1, 256));
+  cmd.add_option("--jobs,-j", o.runner.jobs, "rungs run at once (default: half the cores, at most 6)")->check(CLI::Range(1, 256));
   cmd.add_option("--cache-dir", o.runner.cache_dir, "compile cache folder");
   cmd.add_flag("--no-cache", o.runner.no_cache, "compile everything afresh");
   cmd.add_flag("--compile-only", o.runner.compile_only, "stop after the image stage; touch no GPU");

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "harness/core/element.h"
+#include "harness/core/parallel.h"
 
 namespace ladder {
 namespace {
@@ -49,34 +50,49 @@ std::vector<std::byte> generate(const ConcreteBuffer& b, std::uint64_t seed) {
   if (kind != "normal" && kind != "uniform" && kind != "ones" && kind != "arange" && kind != "constant")
     throw std::invalid_argument(fmt::format(
         "buffer {}: unknown init '{}' (known: normal, uniform, ones, arange, constant:V)", b.name, b.init));
-  std::int64_t index = 0;
-  for (std::int64_t r = 0; r < b.rows; ++r)
-    for (std::int64_t c = 0; c < b.cols; ++c, ++index) {
-      double v = 0;
-      if (kind == "normal") {
-        const double u1 = rng.uniform01(), u2 = rng.uniform01();
-        v = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-      } else if (kind == "uniform") {
-        v = 2.0 * rng.uniform01() - 1.0;
-      } else if (kind == "ones") {
-        v = 1.0;
-      } else if (kind == "arange") {
-        v = static_cast<double>(index);
-      } else {
-        v = constant;
+  // Each block of kBlock logical elements has its own stream, so the bytes are the same however
+  // many threads fill them.
+  constexpr std::int64_t kBlock = 1 << 16;
+  const std::uint64_t base = rng.next();
+  const std::int64_t total = b.logical_elements();
+  const std::int64_t blocks = (total + kBlock - 1) / kBlock;
+  parallel_for(static_cast<std::size_t>(blocks), 1, [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t blk = lo; blk < hi; ++blk) {
+      SplitMix64 local{base ^ (0x9e3779b97f4a7c15ull * (blk + 1))};
+      const std::int64_t first = static_cast<std::int64_t>(blk) * kBlock, last = std::min(total, first + kBlock);
+      for (std::int64_t index = first; index < last; ++index) {
+        double v = 0;
+        if (kind == "normal") {
+          const double u1 = local.uniform01(), u2 = local.uniform01();
+          v = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+        } else if (kind == "uniform") {
+          v = 2.0 * local.uniform01() - 1.0;
+        } else if (kind == "ones") {
+          v = 1.0;
+        } else if (kind == "arange") {
+          v = static_cast<double>(index);
+        } else {
+          v = constant;
+        }
+        const std::int64_t r = b.cols ? index / b.cols : 0, c = b.cols ? index % b.cols : 0;
+        store_element(out.data() + static_cast<std::size_t>(r * b.row_stride + c) * esize, b.dtype, v);
       }
-      store_element(out.data() + static_cast<std::size_t>(r * b.row_stride + c) * esize, b.dtype, v);
     }
+  });
   return out;
 }
 
 std::vector<double> logical_values(const ConcreteBuffer& b, const std::vector<std::byte>& storage) {
   const std::size_t esize = size_of(b.dtype);
-  std::vector<double> out;
-  out.reserve(static_cast<std::size_t>(b.logical_elements()));
-  for (std::int64_t r = 0; r < b.rows; ++r)
-    for (std::int64_t c = 0; c < b.cols; ++c)
-      out.push_back(load_element(storage.data() + static_cast<std::size_t>(r * b.row_stride + c) * esize, b.dtype));
+  std::vector<double> out(static_cast<std::size_t>(b.logical_elements()));
+  parallel_for(static_cast<std::size_t>(b.rows), std::max<std::size_t>(1, 65536 / std::max<std::int64_t>(b.cols, 1)),
+               [&](std::size_t lo, std::size_t hi) {
+                 for (std::size_t r = lo; r < hi; ++r)
+                   for (std::int64_t c = 0; c < b.cols; ++c)
+                     out[r * static_cast<std::size_t>(b.cols) + static_cast<std::size_t>(c)] = load_element(
+                         storage.data() + (r * static_cast<std::size_t>(b.row_stride) + static_cast<std::size_t>(c)) * esize,
+                         b.dtype);
+               });
   return out;
 }
 

@@ -70,7 +70,8 @@ ConcreteBuffer rows_by_d(const std::string& name, BufferRole role, DType dt, con
 RowLimits backward_row_limits() {
   RowLimits limits;
   limits.max_values_per_thread = 16;
-  limits.spill_free_values = 16;
+  limits.spill_free_values_16bit = 16;
+  limits.spill_free_values_fp32 = 16;
   limits.max_threads_per_row = 512;  // the kernels' __launch_bounds__
   limits.latency_threads_per_row = 512;
   return limits;

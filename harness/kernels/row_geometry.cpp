@@ -86,8 +86,10 @@ RowGeometry choose_row_geometry(std::size_t elem_size, std::int64_t rows, std::i
   if (forced_items != 0) {
     candidates = {forced_items};
   } else {
+    const int spill_free =
+        elem_size == 4 ? limits.spill_free_values_fp32 : limits.spill_free_values_16bit;
     for (int items : allowed)
-      if (items * g.vec <= limits.spill_free_values) candidates.push_back(items);
+      if (items * g.vec <= spill_free) candidates.push_back(items);
     if (candidates.empty()) candidates.push_back(allowed.front());
     const std::int64_t capacity =
         static_cast<std::int64_t>(limits.max_threads_per_row) * candidates.back();

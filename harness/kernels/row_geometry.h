@@ -9,9 +9,11 @@ namespace ladder::kernels {
 
 struct RowLimits {
   int max_values_per_thread = 32;  // fp32 registers a thread may spend on row values per tile
-  // Fewer values per thread that compile without spills; larger ITEMS are used only when the
-  // row would otherwise not fit one tile (a small spill beats reading the row twice).
-  int spill_free_values = 32;
+  // Fewer values per thread that compile without spills, for 16-bit and for fp32 elements
+  // (fp32 needs more address registers per value); larger ITEMS are used only when the row
+  // would otherwise not fit one tile (a small spill beats reading the row twice).
+  int spill_free_values_16bit = 32;
+  int spill_free_values_fp32 = 32;
   int max_threads_per_row = 1024;  // the kernels' __launch_bounds__
   int latency_threads_per_row = 512;  // cap when few rows make latency, not bandwidth, the goal
   int target_block_threads = 256;  // block size when several rows share a block
