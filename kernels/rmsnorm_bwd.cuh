@@ -23,73 +23,59 @@ struct RmsBwdRow {
   T* dr;
 };
 
-template <typename T, int ITEMS>
-__device__ __forceinline__ void rms_bwd_load(const RmsBwdRow<T>& p, const T* w, float w_offset,
-                                             int tile, const RowAccess& a, bool w_vec, int d,
-                                             float (&s)[ITEMS][Elem<T>::kVec],
-                                             float (&g)[ITEMS][Elem<T>::kVec],
-                                             float (&dy)[ITEMS][Elem<T>::kVec]) {
-  constexpr int kVec = Elem<T>::kVec;
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    const int c0 = chunk_column<T, ITEMS>(tile, i, a.phase);
-    load_chunk(p.x, c0, d, a.vec, s[i]);
-    load_chunk(p.dy, c0, d, a.vec, dy[i]);
-    if (p.r != nullptr) {
-      float rv[kVec];
-      load_chunk(p.r, c0, d, a.vec, rv);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) s[i][e] += rv[e];
-    }
-    if (w != nullptr) {
-      float wv[kVec];
-      load_weight_chunk(w, c0, d, w_vec, wv);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) g[i][e] = dy[i][e] * (wv[e] + w_offset);
-    } else {
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) g[i][e] = dy[i][e];
-    }
-  }
-}
+// What a thread keeps of its chunks between the reduction and the gradient: dy packed as stored,
+// and the normalized input packed (plain: x as stored) or in fp32 (fused: x + r is not a T).
+// g = dy * weight is recomputed in each pass from the weight, which stays hot in L1.
+template <typename T, int ITEMS, bool FUSED>
+struct RmsBwdTile {
+  uint4 dy[ITEMS];
+  uint4 x[FUSED ? 1 : ITEMS];
+  float s[FUSED ? ITEMS : 1][Elem<T>::kVec];
 
-// Row gradient for one tile; updates the weight-gradient sums (registers or the partial row).
-template <typename T, int ITEMS>
-__device__ __forceinline__ void rms_bwd_store(const RmsBwdRow<T>& p, int tile, const RowAccess& a,
-                                              int d, float inv_rms, float coef,
-                                              float (&s)[ITEMS][Elem<T>::kVec],
-                                              float (&g)[ITEMS][Elem<T>::kVec],
-                                              const float (&dy)[ITEMS][Elem<T>::kVec],
-                                              float (&dw)[ITEMS][Elem<T>::kVec], bool want_dw,
-                                              float* partial_row, bool first_row) {
-  constexpr int kVec = Elem<T>::kVec;
+  __device__ __forceinline__ void load(const RmsBwdRow<T>& p, int tile, const RowAccess& a,
+                                       int d) {
 #pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    const int c0 = chunk_column<T, ITEMS>(tile, i, a.phase);
-    float dh[kVec];
-    if (p.dh != nullptr) load_chunk(p.dh, c0, d, a.vec, dh);
-    float contrib[kVec];
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c0 = chunk_column<T, ITEMS>(tile, i, a.phase);
+      load_chunk_raw(p.dy, c0, d, a.vec, dy[i]);
+      if constexpr (FUSED) {
+        float rv[Elem<T>::kVec];
+        load_chunk(p.x, c0, d, a.vec, s[i]);
+        load_chunk(p.r, c0, d, a.vec, rv);
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) {
-      contrib[e] = dy[i][e] * s[i][e] * inv_rms;
-      g[i][e] = inv_rms * g[i][e] - s[i][e] * coef;  // g becomes the row gradient
-      if (p.dh != nullptr) g[i][e] += dh[e];
-    }
-    if (want_dw) {
-      if (partial_row != nullptr) {
-        accumulate_partial_chunk<T>(partial_row, c0, d, first_row, contrib);
+        for (int e = 0; e < Elem<T>::kVec; ++e) s[i][e] += rv[e];
       } else {
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) dw[i][e] += contrib[e];
+        load_chunk_raw(p.x, c0, d, a.vec, x[i]);
       }
     }
   }
-  store_tile<T, ITEMS>(p.dx, tile, a, d, g);
-  if (p.dr != nullptr) store_tile<T, ITEMS>(p.dr, tile, a, d, g);
+  __device__ __forceinline__ void input(int i, float (&v)[Elem<T>::kVec]) const {
+    if constexpr (FUSED) {
+#pragma unroll
+      for (int e = 0; e < Elem<T>::kVec; ++e) v[e] = s[i][e];
+    } else {
+      unpack<T>(x[i], v);
+    }
+  }
+};
+
+template <typename T>
+__device__ __forceinline__ void weighted(const T* w, float w_offset, int c0, int d, bool w_vec,
+                                         const float (&dy)[Elem<T>::kVec],
+                                         float (&g)[Elem<T>::kVec]) {
+  if (w != nullptr) {
+    float wv[Elem<T>::kVec];
+    load_weight_chunk(w, c0, d, w_vec, wv);
+#pragma unroll
+    for (int e = 0; e < Elem<T>::kVec; ++e) g[e] = dy[e] * (wv[e] + w_offset);
+  } else {
+#pragma unroll
+    for (int e = 0; e < Elem<T>::kVec; ++e) g[e] = dy[e];
+  }
 }
 
-// The shared body. r == nullptr: plain RMSNorm backward.
-template <typename T, int ITEMS>
+// The shared body. FUSED: s = x + r (add_rmsnorm_bwd); otherwise s = x.
+template <typename T, int ITEMS, bool FUSED>
 __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, const T* x,
                                              const T* r, const T* w, const T* dy, const T* dh,
                                              int rows, int d, int x_stride, int r_stride,
@@ -104,6 +90,7 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
   for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
     for (int e = 0; e < kVec; ++e) dw[i][e] = 0.f;
+  const int tiles = tiles_for<T, ITEMS>(d, 0);
 
   const RowLoop loop;
   for (long long base = loop.first; base < rows; base += loop.step) {
@@ -112,7 +99,7 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
     const long long at = active ? row : 0;
     RmsBwdRow<T> p;
     p.x = x + at * x_stride;
-    p.r = r != nullptr ? r + at * r_stride : nullptr;
+    p.r = FUSED ? r + at * r_stride : nullptr;
     p.dy = dy + at * dy_stride;
     p.dh = dh != nullptr ? dh + at * dh_stride : nullptr;
     p.dx = dx + at * dx_stride;
@@ -122,19 +109,23 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
     const void* ptrs[6] = {p.x, p.r, p.dy, p.dh, p.dx, p.dr};
     const RowAccess a = aligned_access(ptrs, 6);
     const bool w_vec = weight_vec_ok(w, a);
-    const int tiles = tiles_for<T, ITEMS>(d, 0);
 
-    float s[ITEMS][kVec], g[ITEMS][kVec], dyv[ITEMS][kVec];
+    RmsBwdTile<T, ITEMS, FUSED> tile;
     float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
     for (int t = 0; t < tiles; ++t) {
-      rms_bwd_load<T, ITEMS>(p, w, w_offset, t, a, w_vec, cols, s, g, dyv);
+      tile.load(p, t, a, cols);
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i)
+      for (int i = 0; i < ITEMS; ++i) {
+        float sv[kVec], dyv[kVec], g[kVec];
+        tile.input(i, sv);
+        unpack<T>(tile.dy[i], dyv);
+        weighted(w, w_offset, chunk_column<T, ITEMS>(t, i, 0), cols, w_vec, dyv, g);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          sums[0] = fmaf(s[i][e], s[i][e], sums[0]);
-          sums[1] = fmaf(g[i][e], s[i][e], sums[1]);
+          sums[0] = fmaf(sv[e], sv[e], sums[0]);
+          sums[1] = fmaf(g[e], sv[e], sums[1]);
         }
+      }
     }
     row_group_sum(sums, scratch, parity);
     const float inv_rms = 1.f / sqrtf(sums[0] / static_cast<float>(d) + eps);
@@ -142,13 +133,45 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
     // Streaming rows keep dw in the block's partial row; only one row group exists then.
     float* partial_row =
         tiles > 1 && want_dw ? dw_partial + static_cast<long long>(blockIdx.x) * d : nullptr;
+    const bool first_row = base == loop.first;
     for (int t = 0; t < tiles; ++t) {
-      if (tiles > 1) rms_bwd_load<T, ITEMS>(p, w, w_offset, t, a, w_vec, cols, s, g, dyv);
-      rms_bwd_store<T, ITEMS>(p, t, a, cols, inv_rms, coef, s, g, dyv, dw, want_dw, partial_row,
-                              base == loop.first);
+      if (tiles > 1) tile.load(p, t, a, cols);
+      uint4 dh_raw[ITEMS];
+      if (p.dh != nullptr) {  // issued together, before any store of this tile
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i)
+          load_chunk_raw(p.dh, chunk_column<T, ITEMS>(t, i, 0), cols, a.vec, dh_raw[i]);
+      }
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        const int c0 = chunk_column<T, ITEMS>(t, i, 0);
+        float sv[kVec], dyv[kVec], g[kVec], contrib[kVec];
+        tile.input(i, sv);
+        unpack<T>(tile.dy[i], dyv);
+        weighted(w, w_offset, c0, cols, w_vec, dyv, g);
+        float dhv[kVec];
+        if (p.dh != nullptr) unpack<T>(dh_raw[i], dhv);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) {
+          contrib[e] = dyv[e] * sv[e] * inv_rms;
+          g[e] = inv_rms * g[e] - sv[e] * coef;  // g becomes the row gradient
+          if (p.dh != nullptr) g[e] += dhv[e];
+        }
+        if (want_dw) {
+          if (partial_row != nullptr) {
+            accumulate_partial_chunk<T>(partial_row, c0, cols, first_row, contrib);
+          } else {
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) dw[i][e] += contrib[e];
+          }
+        }
+        // Every load this chunk needs from DRAM was issued above; the weight reload is an L1 hit.
+        store_chunk(p.dx, c0, cols, a.vec, g);
+        if (p.dr != nullptr) store_chunk(p.dr, c0, cols, a.vec, g);
+      }
     }
   }
-  if (want_dw && tiles_for<T, ITEMS>(d, 0) == 1) write_block_partial<T, ITEMS>(dw_partial, d, dw);
+  if (want_dw && tiles == 1) write_block_partial<T, ITEMS>(dw_partial, d, dw);
 }
 
 }  // namespace norm
@@ -160,8 +183,8 @@ template <typename T, int ITEMS>
 __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     rmsnorm_bwd(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows, int d,
                 int x_stride, int dy_stride, int dx_stride, float eps, float w_offset) {
-  norm::rms_bwd_rows<T, ITEMS>(dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows, d,
-                               x_stride, 0, dy_stride, 0, dx_stride, 0, eps, w_offset);
+  norm::rms_bwd_rows<T, ITEMS, false>(dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows,
+                                      d, x_stride, 0, dy_stride, 0, dx_stride, 0, eps, w_offset);
 }
 
 // Backward of h = x + r, y = rmsnorm(h) * weight (convention A: the fp32 sum is normalized).
@@ -173,8 +196,9 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
                     const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
                     int dy_stride, int dh_stride, int dx_stride, int dr_stride, float eps,
                     float w_offset) {
-  norm::rms_bwd_rows<T, ITEMS>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride, r_stride,
-                               dy_stride, dh_stride, dx_stride, dr_stride, eps, w_offset);
+  norm::rms_bwd_rows<T, ITEMS, true>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride,
+                                     r_stride, dy_stride, dh_stride, dx_stride, dr_stride, eps,
+                                     w_offset);
 }
 
 }  // namespace ladder

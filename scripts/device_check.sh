@@ -8,14 +8,14 @@ mkdir -p "$out"
 export LADDER_BUILD_DIR="$root/build-device" LADDER_CACHE_DIR="$root/.cache/ladder"
 step() { echo "== $*"; }
 step "build on the device machine"
-{ time "$root/scripts/build"; } > "$out/build.txt" 2>&1
-grep -E "error|Error|real" "$out/build.txt" | head -20
+{ time "$root/scripts/build"; } > /tmp/build.txt 2>&1
+grep -E "error|Error|real" /tmp/build.txt | head -20
 bin="$LADDER_BUILD_DIR/ladder"
 if [ ! -x "$bin" ]; then
   echo "device build failed; using the carried binary"
   bin="$root/.device/ladder"
 fi
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv 2>&1 | tee "$out/gpu.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv 2>&1
 for s in "$@"; do
   case "$s" in
     carried) step "the binary built on the CPU machine, carried here"
@@ -23,19 +23,19 @@ for s in "$@"; do
              "$root/.device/ladder" run p0_three_buffers 2>&1 | tail -3 ;;
     ladders) step "both ladders, cold cache, overhead benchmark"
              rm -rf "$LADDER_CACHE_DIR"
-             "$bin" run --json "$out/run-cold.json" > "$out/run-cold.txt" 2>&1; echo "exit $?"
+             "$bin" run --json /tmp/run-cold.json > /tmp/run-cold.txt 2>&1; echo "exit $?"
              step "both ladders, warm cache"
-             "$bin" run --json "$out/run.json" --measure-overhead 12 2>&1 | tee "$out/run.txt" | tail -30; echo "exit ${PIPESTATUS[0]}" ;;
+             "$bin" run --json "$out/run.json" --measure-overhead 12 2>&1 | tail -30; echo "exit ${PIPESTATUS[0]}" ;;
     tests)   step "ctest (gpu label included)"
              (cd "$LADDER_BUILD_DIR" && ctest --output-on-failure 2>&1 | tail -15) ;;
     verify)  step "verify"
-             "$bin" verify --jobs 12 --json "$out/verify.json" > "$out/verify.txt" 2>&1; echo "exit $?"; tail -60 "$out/verify.txt" ;;
+             "$bin" verify --jobs 12 --json "$out/verify.json" > "$out/verify.txt" 2>&1; echo "exit $?"; grep -E "FAIL|UNRESOLVED|XPASS|rungs:" "$out/verify.txt" | head -40 ;;
     verifyq) step "verify --quick"
-             "$bin" verify --quick --jobs 12 --json "$out/verify.json" > "$out/verify.txt" 2>&1; echo "exit $?"; grep -E "FAIL|UNRESOLVED|XPASS|rungs:" "$out/verify.txt" | head -40 ;;
+             "$bin" verify --quick --jobs 12 --json "$out/verify.json" > /tmp/verify.txt 2>&1; echo "exit $?"; grep -E "FAIL|UNRESOLVED|XPASS|rungs:" "$out/verify.txt" | head -40 ;;
     bench)   step "bench"
-             "$bin" bench --json "$out/bench.json" 2>&1 | tee "$out/bench.txt" ;;
+             "$bin" bench --json "$out/bench.json" 2>&1 ;;
     peers)   step "peers"
-             python3 "$root/scripts/bench_peers.py" --json "$out/peers.json" > "$out/peers.txt" 2>&1; echo "exit $?"; tail -30 "$out/peers.txt" ;;
+             python3 "$root/scripts/bench_peers.py" --json "$out/peers.json" > /tmp/peers.txt 2>&1; echo "exit $?"; tail -30 /tmp/peers.txt ;;
     racecheck) step "compute-sanitizer racecheck on p9 (small shape) and p5"
              compute-sanitizer --tool racecheck "$bin" __selftest-child ok >/dev/null 2>&1
              for r in p5_tree_reduction p9_tree_no_barrier; do

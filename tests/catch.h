@@ -3,6 +3,7 @@
 #include <string>
 #if __has_include(<catch2/catch_all.hpp>)
 #include <catch2/catch_all.hpp>
+using Catch::Approx;  // v2 has it at global scope
 namespace ladder_test {
 inline auto has_substr(const std::string& s) { return Catch::Matchers::ContainsSubstring(s); }
 }  // namespace ladder_test
