@@ -17,6 +17,12 @@ Setup and run, from the repository root:
     .venv-fixtures/bin/pip install -r scripts/requirements-fixtures.txt
     .venv-fixtures/bin/python scripts/gen_fixtures.py            # writes fixtures/*.json
     .venv-fixtures/bin/python scripts/gen_fixtures.py --gpu      # on the GPU machine
+
+The GPU machine has torch, triton, einops and packaging but no FLA and no network: install the
+fla-core wheel pinned in scripts/requirements-fixtures.txt from a carried folder, e.g.
+    pip install --no-index --no-deps --target /tmp/site .whl/fla_core-*.whl
+    PYTHONPATH=/tmp/site python3 scripts/gen_fixtures.py --gpu --out-dir OUT
+then copy OUT/*.json to fixtures/gpu/. --ops writes a subset of the files when time is short.
 """
 
 import argparse
@@ -73,6 +79,9 @@ def parse_args(argv):
                         "not recorded, so a scratch run can be compared byte for byte")
     p.add_argument("--gpu", action="store_true",
                    help="add FLA's Triton kernels as a column; needs a CUDA device")
+    p.add_argument("--ops", default="rmsnorm,add_rmsnorm,layernorm",
+                   help="which files to write (comma-separated); a file's content does not depend "
+                        "on the others, so this is not recorded either")
     p.add_argument("--device", default="cuda",
                    help="device for --gpu columns (cpu only with TRITON_INTERPRET=1, for testing)")
     return p.parse_args(argv)
@@ -403,8 +412,8 @@ def build_case(torch, refs, case, seed):
     entry["references"] = {}
     for name, (meta, forward) in refs.columns(case).items():
         column = dict(meta)
-        if meta.get("produced_on") == "gpu" and (case["rows"] == 0):
-            continue  # a launch over zero rows is not a kernel's business; nothing to record
+        if meta.get("produced_on") == "gpu" and case["rows"] == 0:
+            continue  # Triton cannot launch an empty grid, and zero rows leave nothing to write
         try:
             outputs = run_column(torch, case, inputs, forward)
         except Exception as err:  # noqa: BLE001 - one failing kernel must not cost a GPU run
@@ -465,15 +474,17 @@ def main(argv):
     import torch
 
     torch.set_num_threads(1)  # a thread pool can change a reduction's order between runs
-    torch.use_deterministic_algorithms(True)
+    torch.use_deterministic_algorithms(True, warn_only=args.gpu)
     if args.gpu and args.device.startswith("cuda") and not torch.cuda.is_available():
         sys.exit("--gpu needs a CUDA device (torch.cuda.is_available() is False)")
     refs = References(torch, gpu_device=args.device if args.gpu else None)
     out_dir = args.out_dir or (REPO / "fixtures" / "gpu" if args.gpu else REPO / "fixtures")
+    wanted = set(args.ops.split(","))
     files = {}
     for case in plan_cases():
-        files.setdefault(case["op"].replace("_backward", ""), []).append(
-            build_case(torch, refs, case, args.seed))
+        family = case["op"].replace("_backward", "")
+        if family in wanted:
+            files.setdefault(family, []).append(build_case(torch, refs, case, args.seed))
     prov = provenance(torch, refs, args)
     for family, cases in files.items():
         doc = {"schema_version": SCHEMA_VERSION, "provenance": prov, "cases": cases}

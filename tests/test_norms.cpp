@@ -10,6 +10,11 @@
 #include "oracles/norms.h"
 #include "tests/catch.h"
 
+// Catch2 v3 moved Approx into namespace Catch; v2 has it at global scope.
+#if __has_include(<catch2/catch_all.hpp>)
+using Catch::Approx;
+#endif
+
 using namespace ladder::oracles;
 
 namespace {
