@@ -35,7 +35,13 @@ for s in "$@"; do
     bench)   step "bench"
              "$bin" bench --json "$out/bench.json" 2>&1 ;;
     peers)   step "peers"
-             python3 "$root/scripts/bench_peers.py" --json "$out/peers.json" > /tmp/peers.txt 2>&1; echo "exit $?"; tail -30 /tmp/peers.txt ;;
+             timeout 240 python3 "$root/scripts/bench_peers.py" --json "$out/peers.json" > /tmp/peers.txt 2>&1; echo "exit $?"; tail -30 /tmp/peers.txt ;;
+    fixtures) step "FLA Triton fixture columns (one op at a time, each time-boxed)"
+             python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "$root"/.whl/*.whl && export PYTHONPATH=/tmp/site
+             mkdir -p "$out/gpu"
+             for op in rmsnorm add_rmsnorm layernorm; do
+               PYTHONUNBUFFERED=1 timeout 200 python3 "$root/scripts/gen_fixtures.py" --gpu --ops "$op" --out-dir "$out/gpu" 2>&1 | grep -v Warning | tail -3
+             done ;;
     racecheck) step "compute-sanitizer racecheck on p9 (small shape) and p5"
              compute-sanitizer --tool racecheck "$bin" __selftest-child ok >/dev/null 2>&1
              for r in p5_tree_reduction p9_tree_no_barrier; do
