@@ -24,6 +24,8 @@ for s in "$@"; do
     ladders) step "both ladders, cold cache, overhead benchmark"
              rm -rf "$LADDER_CACHE_DIR"
              "$bin" run --json /tmp/run-cold.json > /tmp/run-cold.txt 2>&1; echo "exit $?"
+             step "the H200 lowering ladder alone, warm cache, overhead benchmark"
+             "$bin" run --ladder "$root/probes/ladder.json" --json "$out/ladder.json" --measure-overhead 12 2>&1 | tail -3
              step "both ladders, warm cache"
              "$bin" run --json "$out/run.json" --measure-overhead 12 2>&1 | tail -30; echo "exit ${PIPESTATUS[0]}" ;;
     tests)   step "ctest (gpu label included)"
@@ -35,7 +37,7 @@ for s in "$@"; do
     bench)   step "bench"
              "$bin" bench --json "$out/bench.json" 2>&1 ;;
     peers)   step "peers"
-             timeout 240 python3 "$root/scripts/bench_peers.py" --json "$out/peers.json" > /tmp/peers.txt 2>&1; echo "exit $?"; tail -30 /tmp/peers.txt ;;
+             timeout "${PEERS_TIMEOUT:-240}" python3 "$root/scripts/bench_peers.py" --json "$out/peers.json" > /tmp/peers.txt 2>&1; echo "exit $?"; tail -30 /tmp/peers.txt ;;
     fixtures) step "FLA Triton fixture columns (one op at a time, each time-boxed)"
              python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "$root"/.whl/*.whl && export PYTHONPATH=/tmp/site
              mkdir -p "$out/gpu"

@@ -37,38 +37,20 @@ double median(std::vector<double> v) {
 struct PackedLaunch {
   CUfunction fn;
   const KernelLaunch* plan;
-  std::vector<std::array<unsigned char, 8>> slots;
-  std::vector<void*> params;
+  isolate::PackedParams params;
 };
 
 std::vector<PackedLaunch> pack(const std::vector<KernelLaunch>& plans, isolate::ImageSet& images,
                                const DeviceBuffers& buffers) {
-  std::vector<PackedLaunch> out;
-  for (const auto& k : plans) {
+  std::vector<PackedLaunch> out(plans.size());
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const auto& k = plans[i];
     const auto& img = images.image(k);
     if (!img.ok) throw std::runtime_error(fmt::format("{}: {} {}", k.entry, img.error, img.log));
-    PackedLaunch p{images.function(k), &k, {}, {}};
-    for (const auto& a : k.args) {
-      std::array<unsigned char, 8> s{};
-      if (a.is_buffer) {
-        const CUdeviceptr ptr = buffers.pointer(a.buffer);
-        std::memcpy(s.data(), &ptr, sizeof ptr);
-      } else {
-        switch (a.type) {
-          case DType::F32: { const float v = static_cast<float>(a.value); std::memcpy(s.data(), &v, 4); break; }
-          case DType::F64: { const double v = a.value; std::memcpy(s.data(), &v, 8); break; }
-          case DType::I32: { const std::int32_t v = static_cast<std::int32_t>(a.value); std::memcpy(s.data(), &v, 4); break; }
-          case DType::U32: { const std::uint32_t v = static_cast<std::uint32_t>(a.value); std::memcpy(s.data(), &v, 4); break; }
-          case DType::I64: { const std::int64_t v = static_cast<std::int64_t>(a.value); std::memcpy(s.data(), &v, 8); break; }
-          default: throw std::invalid_argument("unsupported scalar type");
-        }
-      }
-      p.slots.push_back(s);
-    }
-    out.push_back(std::move(p));
+    out[i].fn = images.function(k);
+    out[i].plan = &k;
+    isolate::pack_params(k, buffers, out[i].params);
   }
-  for (auto& p : out)
-    for (auto& s : p.slots) p.params.push_back(s.data());
   return out;
 }
 
@@ -80,7 +62,7 @@ void launch_all(std::vector<PackedLaunch>& launches) {
     if (k.shared_bytes > 48 * 1024)
       api.FuncSetAttribute(p.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(k.shared_bytes));
     check(api.LaunchKernel(p.fn, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2], k.shared_bytes,
-                           nullptr, p.params.data(), nullptr),
+                           nullptr, p.params.pointers.data(), nullptr),
           "cuLaunchKernel");
   }
 }

@@ -24,26 +24,30 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-// One kernel parameter's bytes; pointers and scalars alike fit in 8.
-struct ParamSlot {
-  alignas(8) unsigned char bytes[8] = {};
-};
-
-ParamSlot pack_scalar(DType t, double v) {
-  ParamSlot s;
-  auto put = [&](auto x) { std::memcpy(s.bytes, &x, sizeof x); };
-  switch (t) {
-    case DType::F32: put(static_cast<float>(v)); break;
-    case DType::F64: put(v); break;
-    case DType::I32: put(static_cast<std::int32_t>(v)); break;
-    case DType::U32: put(static_cast<std::uint32_t>(v)); break;
-    case DType::I64: put(static_cast<std::int64_t>(v)); break;
-    default: throw std::invalid_argument(fmt::format("scalar arguments of type {} are not supported", label(t)));
-  }
-  return s;
-}
-
 }  // namespace
+
+void pack_params(const KernelLaunch& k, const DeviceBuffers& buffers, PackedParams& out) {
+  out.slots.assign(k.args.size(), {});
+  out.pointers.clear();
+  for (std::size_t i = 0; i < k.args.size(); ++i) {
+    const auto& a = k.args[i];
+    unsigned char* s = out.slots[i].data();
+    auto put = [&](auto x) { std::memcpy(s, &x, sizeof x); };
+    if (a.is_buffer) {
+      put(buffers.pointer(a.buffer));
+      continue;
+    }
+    switch (a.type) {
+      case DType::F32: put(static_cast<float>(a.value)); break;
+      case DType::F64: put(a.value); break;
+      case DType::I32: put(static_cast<std::int32_t>(a.value)); break;
+      case DType::U32: put(static_cast<std::uint32_t>(a.value)); break;
+      case DType::I64: put(static_cast<std::int64_t>(a.value)); break;
+      default: throw std::invalid_argument(fmt::format("scalar arguments of type {} are not supported", label(a.type)));
+    }
+  }
+  for (auto& slot : out.slots) out.pointers.push_back(slot.data());
+}
 
 ImageSet::ImageSet(const toolchain::Nvrtc& nvrtc, toolchain::CompileCache& cache, std::string arch, Reporter report)
     : nvrtc_(nvrtc), cache_(cache), arch_(std::move(arch)), report_(std::move(report)) {}
@@ -154,24 +158,13 @@ void run_case(const Rung& rung, const std::vector<KernelLaunch>& plans, ImageSet
     t0 = Clock::now();
     for (std::size_t p = 0; p < plans.size(); ++p) {
       const auto& k = plans[p];
-      std::vector<ParamSlot> slots;
-      for (const auto& a : k.args) {
-        if (a.is_buffer) {
-          ParamSlot s;
-          const CUdeviceptr ptr = buffers.pointer(a.buffer);
-          std::memcpy(s.bytes, &ptr, sizeof ptr);
-          slots.push_back(s);
-        } else {
-          slots.push_back(pack_scalar(a.type, a.value));
-        }
-      }
-      std::vector<void*> params;
-      for (auto& s : slots) params.push_back(s.bytes);
+      PackedParams params;
+      pack_params(k, buffers, params);
       if (k.grid[0] == 0 || k.grid[1] == 0 || k.grid[2] == 0) continue;  // nothing to do (e.g. rows = 0)
       if (k.shared_bytes > 48 * 1024)
         api.FuncSetAttribute(functions[p], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(k.shared_bytes));
       const CUresult rc = api.LaunchKernel(functions[p], k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1],
-                                           k.block[2], k.shared_bytes, nullptr, params.data(), nullptr);
+                                           k.block[2], k.shared_bytes, nullptr, params.pointers.data(), nullptr);
       if (rc != CUDA_SUCCESS) {
         out.failure = FailReason::Launch;
         out.cuda_error = toolchain::error_name(rc);

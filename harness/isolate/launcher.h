@@ -1,5 +1,6 @@
 // The stages of one case inside a child: image (compile or read), load, buffers, launch, checks.
 #pragma once
+#include <array>
 #include <functional>
 #include <map>
 #include <string>
@@ -11,6 +12,10 @@
 #include "harness/toolchain/compile_cache.h"
 #include "harness/toolchain/driver.h"
 #include "harness/toolchain/nvrtc.h"
+
+namespace ladder {
+class DeviceBuffers;
+}
 
 namespace ladder::isolate {
 
@@ -40,6 +45,17 @@ class ImageSet {
   std::map<Key, CompiledImage> images_;
   std::map<Key, toolchain::Module> modules_;
 };
+
+// Kernel parameters for one launch, laid out as cuLaunchKernel takes them: each slot holds a
+// device pointer or a scalar of the argument's type.
+struct PackedParams {
+  std::vector<std::array<unsigned char, 8>> slots;
+  std::vector<void*> pointers;  // into slots; valid while this object lives and is not copied
+  PackedParams() = default;
+  PackedParams(const PackedParams&) = delete;
+  PackedParams& operator=(const PackedParams&) = delete;
+};
+void pack_params(const KernelLaunch& k, const DeviceBuffers& buffers, PackedParams& out);  // throws std::invalid_argument
 
 // Runs one case through every stage, filling `out`. `ctx` null: GPU stages are skipped with
 // `no_device` as the reason. Sets `sticky` after an error that poisons the context.
