@@ -7,13 +7,21 @@ out="${OUT:-$root/out}"
 mkdir -p "$out"
 export LADDER_BUILD_DIR="$root/build-device" LADDER_CACHE_DIR="$root/.cache/ladder"
 step() { echo "== $*"; }
-step "build on the device machine"
-{ time "$root/scripts/build"; } > /tmp/build.txt 2>&1
-grep -E "error|Error|real" /tmp/build.txt | head -20
-bin="$LADDER_BUILD_DIR/ladder"
-if [ ! -x "$bin" ]; then
-  echo "device build failed; using the carried binary"
+if [ "${BUILD_IN_BACKGROUND:-0}" = 1 ]; then
+  # The carried binary runs the GPU work while the device's own toolchain builds beside it.
+  step "build on the device machine, in the background"
+  ( { time "$root/scripts/build"; } > /tmp/build.txt 2>&1 ) &
+  build_pid=$!
   bin="$root/.device/ladder"
+else
+  step "build on the device machine"
+  { time "$root/scripts/build"; } > /tmp/build.txt 2>&1
+  grep -E "error|Error|real" /tmp/build.txt | head -20
+  bin="$LADDER_BUILD_DIR/ladder"
+  if [ ! -x "$bin" ]; then
+    echo "device build failed; using the carried binary"
+    bin="$root/.device/ladder"
+  fi
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv 2>&1
 for s in "$@"; do
@@ -44,6 +52,14 @@ for s in "$@"; do
              for op in rmsnorm add_rmsnorm layernorm; do
                PYTHONUNBUFFERED=1 timeout 200 python3 "$root/scripts/gen_fixtures.py" --gpu --ops "$op" --out-dir "$out/gpu" 2>&1 | grep -v Warning | tail -3
              done ;;
+    sweep)   step "bench sweep of ITEMS for bf16 forward (tuning data)"
+             for op in rmsnorm add_rmsnorm; do for items in 1 2 4; do
+               "$bin" bench "$op" --dtype bf16 --shape 16384x4096 --shape 8192x2049 --variant items=$items 2>&1 | grep ladder
+             done; done ;;
+    unit)    step "unit tests built by the device's own toolchain (Catch2 v3)"
+             [ -n "${build_pid:-}" ] && wait "$build_pid"
+             grep -E "error|real" /tmp/build.txt | head -10
+             "$LADDER_BUILD_DIR/ladder_tests" "[manifest],[coverage],[expr],[verdict],[half],[tolerance],[isolation],[fixtures]" 2>&1 | tail -3 ;;
     racecheck) step "compute-sanitizer racecheck on p9 (small shape) and p5"
              compute-sanitizer --tool racecheck "$bin" __selftest-child ok >/dev/null 2>&1
              for r in p5_tree_reduction p9_tree_no_barrier; do

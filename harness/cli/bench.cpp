@@ -1,5 +1,6 @@
 // `ladder bench [KERNEL...]`: GB/s of the production kernels, hot and cold, beside a copy
 // ceiling and an unfused baseline measured in the same run, in one child process.
+#include <cstdio>
 #include <iostream>
 #include <set>
 
@@ -20,6 +21,7 @@ void add_bench(CLI::App& app, int& exit_code) {
   struct State {
     std::vector<std::string> ops;
     std::string json_path, arch, nvrtc, dtype;
+    std::vector<std::string> shapes, variants;
     int iters = 50;
     double timeout_s = 600;
   };
@@ -27,6 +29,8 @@ void add_bench(CLI::App& app, int& exit_code) {
   cmd->add_option("kernels", st->ops, "ops to time (default: all in the default list)");
   cmd->add_option("--dtype", st->dtype, "only this dtype");
   cmd->add_option("--json", st->json_path, "write the bench document to FILE");
+  cmd->add_option("--shape", st->shapes, "ROWSxD instead of the default shapes (repeatable)");
+  cmd->add_option("--variant", st->variants, "KEY=VALUE passed to the kernel plan, e.g. items=4 (repeatable)");
   cmd->add_option("--iters", st->iters, "launches per hot timing")->check(CLI::Range(1, 100000));
   cmd->add_option("--arch", st->arch, "compile for this arch (default: the device's)");
   cmd->add_option("--nvrtc", st->nvrtc, "path of the libnvrtc.so to compile with");
@@ -41,6 +45,35 @@ void add_bench(CLI::App& app, int& exit_code) {
       if (!st->dtype.empty() && label(c.kernel.dtype) != st->dtype) continue;
       cases.push_back(c);
     }
+    std::map<std::string, std::string> variant;
+    for (const auto& kv : st->variants) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos) {
+        std::cerr << "ladder bench: --variant expects KEY=VALUE, got '" << kv << "'\n";
+        exit_code = kExitHarness;
+        return;
+      }
+      variant[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    if (!st->shapes.empty()) {
+      // Explicit shapes replace the defaults for every selected op and dtype.
+      std::set<std::pair<std::string, DType>> kinds;
+      for (const auto& c : cases) kinds.insert({c.kernel.op, c.kernel.dtype});
+      cases.clear();
+      for (const auto& [op, dt] : kinds)
+        for (const auto& shape : st->shapes) {
+          bench::BenchCase c;
+          c.kernel = {op, dt, {}};
+          if (std::sscanf(shape.c_str(), "%ldx%ld", &c.rows, &c.d) != 2 || c.rows < 1 || c.d < 1) {
+            std::cerr << "ladder bench: --shape expects ROWSxD, got '" << shape << "'\n";
+            exit_code = kExitHarness;
+            return;
+          }
+          cases.push_back(c);
+        }
+    }
+    for (auto& c : cases)
+      for (const auto& [k, v] : variant) c.kernel.variant[k] = v;
     for (const auto& w : wanted)
       if (!seen.count(w)) {
         std::cerr << "ladder bench: unknown kernel '" << w << "'\n";
