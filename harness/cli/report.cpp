@@ -42,7 +42,7 @@ std::string overhead_section(const RunDocument& doc) {
 void add_report(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("report", "render REPORT.md from the JSON of real runs");
   struct State {
-    std::vector<std::string> runs, benches, peers, notes;
+    std::vector<std::string> runs, benches, peers, notes, verbatim;
     std::string out = "REPORT.md", title = "ladder report";
   };
   auto st = std::make_shared<State>();
@@ -50,6 +50,7 @@ void add_report(CLI::App& app, int& exit_code) {
   cmd->add_option("--bench", st->benches, "a bench document (ladder bench --json)");
   cmd->add_option("--peers", st->peers, "a peers document (scripts/bench_peers.py --json)");
   cmd->add_option("--notes", st->notes, "a Markdown file appended as written (analysis, shortfalls)");
+  cmd->add_option("--verbatim", st->verbatim, "a tool's text output, appended as a code block under its name");
   cmd->add_option("--title", st->title, "the report's title");
   cmd->add_option("-o,--output", st->out, "where to write (default REPORT.md)");
   cmd->callback([st, &exit_code] {
@@ -65,6 +66,12 @@ void add_report(CLI::App& app, int& exit_code) {
       for (const auto& p : st->peers) peers = read_json(p);
       for (const auto& b : st->benches) md += bench_markdown(read_json(b), b, peers);
       if (st->benches.empty() && !peers.empty()) md += peers_markdown(peers);
+      for (const auto& v : st->verbatim) {
+        std::ifstream in(v);
+        if (!in) throw std::runtime_error(v + ": cannot open");
+        md += fmt::format("### `{}`\n\n```\n{}```\n\n", v,
+                          std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+      }
       for (const auto& n : st->notes) {
         std::ifstream in(n);
         if (!in) throw std::runtime_error(n + ": cannot open");

@@ -70,8 +70,9 @@ std::string bench_markdown(const json& bench, const std::string& path, const jso
   md += fmt::format("- command: `{}`; date: {}; commit: {}\n", bench.value("command", ""), bench.value("date", ""),
                     bench.value("commit", ""));
   if (bench.contains("toolchain"))
-    md += fmt::format("- GPU: {} ({} SMs), driver {}, NVRTC {}\n", bench["toolchain"].value("gpu", "?"),
-                      bench["toolchain"].value("sm_count", 0), bench["toolchain"].value("driver_version", 0),
+    md += fmt::format("- GPU: {} ({} SMs), CUDA driver API {}.{}, NVRTC {}\n", bench["toolchain"].value("gpu", "?"),
+                      bench["toolchain"].value("sm_count", 0), bench["toolchain"].value("driver_version", 0) / 1000,
+                      bench["toolchain"].value("driver_version", 0) % 1000 / 10,
                       bench["toolchain"].value("nvrtc_version", "?"));
   if (bench.contains("copy"))
     md += fmt::format("- copy ceiling (same run): {:.0f} GB/s\n", bench["copy"].value("gbps", 0.0));

@@ -82,8 +82,9 @@ std::string markdown_run_section(const RunDocument& doc, const std::string& titl
   const auto& t = doc.toolchain;
   std::string md = fmt::format("## {}\n\n", title);
   md += fmt::format("- command: `{}`\n- date: {}; commit: {}; host: {}\n", doc.command, doc.date, doc.commit, doc.host);
-  md += fmt::format("- GPU: {}; driver: {}; arch: {}; NVRTC {} ({})\n", t.value("gpu", "none"),
-                    t.contains("driver_version") ? t["driver_version"].dump() : "none", t.value("arch", "?"),
+  const int drv = t.value("driver_version", 0);
+  md += fmt::format("- GPU: {}; CUDA driver API: {}; arch: {}; NVRTC {} ({})\n", t.value("gpu", "none"),
+                    drv ? fmt::format("{}.{}", drv / 1000, drv % 1000 / 10) : std::string("none"), t.value("arch", "?"),
                     t.value("nvrtc_version", "?"), t.value("nvrtc_path", "?"));
   md += fmt::format("- wall time: {:.0f} ms; {}\n\n", doc.wall_ms, counts_line(doc));
   md += "| rung | adds | stage | verdict | cases | wall ms | evidence |\n| --- | --- | --- | --- | --- | --- | --- |\n";
