@@ -7,7 +7,10 @@ out="${OUT:-$root/out}"
 mkdir -p "$out"
 export LADDER_BUILD_DIR="$root/build-device" LADDER_CACHE_DIR="$root/.cache/ladder"
 step() { echo "== $*"; }
-if [ "${BUILD_IN_BACKGROUND:-0}" = 1 ]; then
+if [ "${SKIP_BUILD:-0}" = 1 ]; then
+  step "using the carried binary only (no build here)"
+  bin="$root/.device/ladder"
+elif [ "${BUILD_IN_BACKGROUND:-0}" = 1 ]; then
   # The carried binary runs the GPU work while the device's own toolchain builds beside it.
   step "build on the device machine, in the background"
   ( { time "$root/scripts/build"; } > /tmp/build.txt 2>&1 ) &
