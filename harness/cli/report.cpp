@@ -65,7 +65,7 @@ void add_report(CLI::App& app, int& exit_code) {
       nlohmann::json peers = nlohmann::json::object();
       for (const auto& p : st->peers) peers = read_json(p);
       for (const auto& b : st->benches) md += bench_markdown(read_json(b), b, peers);
-      if (st->benches.empty() && !peers.empty()) md += peers_markdown(peers);
+      if (!peers.empty()) md += peers_markdown(peers);
       for (const auto& v : st->verbatim) {
         std::ifstream in(v);
         if (!in) throw std::runtime_error(v + ": cannot open");

@@ -101,9 +101,7 @@ std::string bench_markdown(const json& bench, const std::string& path, const jso
                       r.value("cold_fraction", 0.0), r.value("hot_fraction", 0.0),
                       best.empty() ? std::string("—") : fmt::format("{:.2f} ({})", best_us, best));
   }
-  md += "\n";
-  if (!peers.empty()) md += peers_markdown(peers);
-  return md;
+  return md + "\n";
 }
 
 }  // namespace ladder
