@@ -64,7 +64,7 @@ void decide(RungResult& r, const std::string& rung_unresolved) {
     r.evidence = "no case ran";
     return;
   }
-  if (skipped == r.cases_run || skipped > 0) {
+  if (skipped > 0) {
     // Without the GPU stages nothing can be said of what the rung does at run time.
     r.verdict = Verdict::Skipped;
     r.evidence = r.cases.front().evidence;
