@@ -10,5 +10,6 @@ void add_verify(CLI::App& app, int& exit_code);
 void add_bench(CLI::App& app, int& exit_code);
 void add_fixtures(CLI::App& app, int& exit_code);
 void add_report(CLI::App& app, int& exit_code);
+void add_compare(CLI::App& app, int& exit_code);
 
 }  // namespace ladder::cli

@@ -1,0 +1,31 @@
+// Two runs side by side: which rung regressed, at which stage, and by how much. The answer to
+// "what did the toolchain upgrade break?".
+#pragma once
+#include <string>
+#include <vector>
+
+#include "harness/report/run_document.h"
+
+namespace ladder {
+
+enum class Change { Same, Regressed, Improved, Added, Removed };
+
+struct RungChange {
+  std::string name;
+  Change change = Change::Same;
+  std::string before, after;       // verdict text, "-" when absent
+  std::string stage_before, stage_after;
+  double worst_before = 0, worst_after = 0;  // worst error / bound over the rung's cases
+  double wall_ratio = 0;           // after / before, 0 when either is absent
+  std::string evidence;            // the after run's evidence when it regressed
+};
+
+// Good means the rung did what its manifest expected (PASS, XFAIL); anything else counts as bad.
+// A rung regresses when it goes from good to bad, or reaches an earlier stage than before.
+std::vector<RungChange> compare_runs(const RunDocument& before, const RunDocument& after);
+
+std::string change_label(Change c);
+std::string compare_table(const std::vector<RungChange>& changes, const RunDocument& before,
+                          const RunDocument& after);
+
+}  // namespace ladder
