@@ -128,18 +128,6 @@ __device__ __forceinline__ void load_chunk(const T* row, int c0, int d, bool vec
   }
 }
 
-// The same chunk kept packed in the io dtype: 16 bytes in 4 registers whatever the dtype, so a
-// 16-bit row holds twice the elements per register that unpacked floats would. Columns outside
-// [0, d) pack as zeros.
-template <typename T>
-__device__ __forceinline__ uint4 load_chunk_packed(const T* row, int c0, int d, bool vec) {
-  constexpr int kVec = Elem<T>::kVec;
-  if (vec && c0 >= 0 && c0 + kVec <= d) return *reinterpret_cast<const uint4*>(row + c0);
-  float v[kVec];
-  load_chunk(row, c0, d, false, v);
-  return Elem<T>::pack(v);  // exact: every value came from T
-}
-
 // The weight vector is shared by every row, so it goes through the read-only path. Its chunk grid
 // is unshifted; a row with a nonzero phase therefore reads weights element by element (they are
 // hot in L1, so this costs instructions, not DRAM traffic).

@@ -30,21 +30,15 @@ __global__ void __launch_bounds__(1024)
     const norm::RowAccess access = norm::row_access<T>(ptrs, 2);
     const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
 
-    // The row stays packed in the io dtype between the two passes: for 16-bit types that is
-    // half the registers of unpacked floats, so twice the bytes can be in flight per SM.
-    uint4 packed[ITEMS];
+    float v[ITEMS][kVec];
     float sum[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i)
-        packed[i] = norm::load_chunk_packed(xr, norm::chunk_column<T, ITEMS>(t, i, access.phase), cols,
-                                            access.vec);
-#pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
-        float f[kVec];
-        E::unpack(packed[i], f);
+        norm::load_chunk(xr, norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, access.vec,
+                         v[i]);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) sum[0] = fmaf(f[e], f[e], sum[0]);
+        for (int e = 0; e < kVec; ++e) sum[0] = fmaf(v[i][e], v[i][e], sum[0]);
       }
     }
     norm::row_group_sum(sum, scratch, parity);
@@ -55,29 +49,22 @@ __global__ void __launch_bounds__(1024)
     for (int t = 0; t < tiles; ++t) {
       // All loads of a tile come before its first store: the compiler cannot move a load above a
       // store through a pointer that may alias it, and a load issued late serializes latency.
-      // One tile: the row is still in registers. Several: re-read it (mostly from L2).
-      if (tiles > 1) {
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i)
-          packed[i] = norm::load_chunk_packed(xr, norm::chunk_column<T, ITEMS>(t, i, access.phase),
-                                              cols, access.vec);
-      }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
-        float v[kVec];
-        E::unpack(packed[i], v);
+        // One tile: the row is still in registers. Several: re-read it (mostly from L2).
+        if (tiles > 1) norm::load_chunk(xr, c0, cols, access.vec, v[i]);
         if (w != nullptr) {
           float wv[kVec];
           norm::load_weight_chunk(w, c0, cols, w_vec, wv);
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
+          for (int e = 0; e < kVec; ++e) v[i][e] = v[i][e] * inv_rms * (wv[e] + w_offset);
         } else {
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
+          for (int e = 0; e < kVec; ++e) v[i][e] *= inv_rms;
         }
-        norm::store_chunk(yr, c0, cols, access.vec, v);
       }
+      norm::store_tile<T, ITEMS>(yr, t, access, cols, v);
     }
   }
 }

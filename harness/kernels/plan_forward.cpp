@@ -47,16 +47,6 @@ RowLimits add_rmsnorm_row_limits() {
   return limits;
 }
 
-RowLimits rmsnorm_row_limits() {
-  RowLimits limits;
-  // rmsnorm_fwd keeps the row packed (4 registers per 16-byte chunk whatever the dtype), so a
-  // 16-bit row may hold twice the values of the default without spilling.
-  limits.max_values_per_thread = 64;
-  limits.spill_free_values_16bit = 64;
-  limits.spill_free_values_fp32 = 32;
-  return limits;
-}
-
 std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, const Scalars& sc) {
   const std::string op = "rmsnorm";
   VariantReader v(op, ref.variant);
@@ -65,7 +55,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const std::string strided = v.get("strided", "0", kStrided);
   const bool write_rstd = v.get("write_rstd", "1", kFlag) == "1";
   const std::size_t elem = io_elem_size(op, ref.dtype);
-  const RowLimits limits = rmsnorm_row_limits();
+  const RowLimits limits;
   const int forced = v.items(elem, limits);
   v.finish();
   const Shape s = read_shape(op, c);
