@@ -6,15 +6,17 @@
 namespace ladder {
 namespace norm {
 
-// The sum the kernel normalizes, per element. Convention A (ROUND_SUM = false; FlashInfer, FLA):
-// the fp32 sum itself; h stores it rounded. Convention B (ROUND_SUM = true; vLLM's CUDA kernel):
-// the sum rounded to the io dtype first, so h and the normalized value agree exactly.
-template <typename T, int ITEMS, bool ROUND_SUM>
-__device__ __forceinline__ void load_sum_chunk(const T* xr, const T* rr, int c0, int d, bool vec,
-                                               float (&s)[Elem<T>::kVec]) {
+// The sum the kernel normalizes, per element, from the packed chunks of x and r. Convention A
+// (ROUND_SUM = false; FlashInfer, FLA): the fp32 sum itself; h stores it rounded. Convention B
+// (ROUND_SUM = true; vLLM's CUDA kernel): the sum rounded to the io dtype first, so h and the
+// normalized value agree exactly. Recomputing it from the packed inputs costs one add per use and
+// keeps 16-bit rows at 8 registers per chunk pair.
+template <typename T, bool ROUND_SUM>
+__device__ __forceinline__ void chunk_sum(const uint4& x, const uint4& r,
+                                          float (&s)[Elem<T>::kVec]) {
   float rv[Elem<T>::kVec];
-  load_chunk(xr, c0, d, vec, s);
-  load_chunk(rr, c0, d, vec, rv);
+  Elem<T>::unpack(x, s);
+  Elem<T>::unpack(r, rv);
 #pragma unroll
   for (int e = 0; e < Elem<T>::kVec; ++e) {
     s[e] += rv[e];
@@ -53,48 +55,56 @@ __global__ void __launch_bounds__(1024)
     const norm::RowAccess access = norm::row_access<T>(ptrs, 4);
     const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
 
-    float s[ITEMS][kVec];
+    constexpr bool kEarlyWeight = ITEMS <= 2;  // registers: see rmsnorm.cuh
+    const bool w_vec = norm::weight_vec_ok(w, access);
+    uint4 xs[ITEMS], rs[ITEMS], ws[ITEMS];
     float sum[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
+      norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
+      norm::load_tile<T, ITEMS>(rr, t, access.vec, access.phase, cols, rs);
+      if (kEarlyWeight && tiles == 1 && w != nullptr)
+        norm::load_tile<T, ITEMS, true>(w, 0, w_vec, access.phase, cols, ws);
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
-        norm::load_sum_chunk<T, ITEMS, ROUND_SUM>(
-            xr, rr, norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, access.vec, s[i]);
+        float sv[kVec];
+        norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) sum[0] = fmaf(s[i][e], s[i][e], sum[0]);
+        for (int e = 0; e < kVec; ++e) sum[0] = fmaf(sv[e], sv[e], sum[0]);
+        // In registers (one tile), h goes out now so its stores overlap the reduction; they
+        // follow every load of the row (h may alias r). When the row streams, h waits for the
+        // second pass, which re-reads r.
+        if (tiles == 1)
+          norm::store_chunk(hr, norm::chunk_column<T, ITEMS>(0, i, access.phase), cols,
+                            access.vec, sv);
       }
     }
-    // In registers (one tile), h goes out now so its stores overlap the reduction; they follow
-    // every load of the row (a store may alias r, so no load can be moved above it). When the
-    // row streams, h waits for the second pass, which re-reads r.
-    if (tiles == 1) norm::store_tile<T, ITEMS>(hr, 0, access, cols, s);
     norm::row_group_sum(sum, scratch, parity);
     const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
     if (active && rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
 
-    const bool w_vec = norm::weight_vec_ok(w, access);
     for (int t = 0; t < tiles; ++t) {
       if (tiles > 1) {
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i)
-          norm::load_sum_chunk<T, ITEMS, ROUND_SUM>(
-              xr, rr, norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, access.vec, s[i]);
-        norm::store_tile<T, ITEMS>(hr, t, access, cols, s);
+        norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
+        norm::load_tile<T, ITEMS>(rr, t, access.vec, access.phase, cols, rs);
       }
+      const bool early = kEarlyWeight && tiles == 1;
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
+        const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
+        float sv[kVec];
+        norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
+        if (tiles > 1) norm::store_chunk(hr, c0, cols, access.vec, sv);
         if (w != nullptr) {
           float wv[kVec];
-          norm::load_weight_chunk(w, norm::chunk_column<T, ITEMS>(t, i, access.phase), cols,
-                                  w_vec, wv);
+          E::unpack(early ? ws[i] : norm::load_chunk_packed<T, true>(w, c0, cols, w_vec), wv);
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) s[i][e] = s[i][e] * inv_rms * (wv[e] + w_offset);
+          for (int e = 0; e < kVec; ++e) sv[e] = sv[e] * inv_rms * (wv[e] + w_offset);
         } else {
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) s[i][e] *= inv_rms;
+          for (int e = 0; e < kVec; ++e) sv[e] *= inv_rms;
         }
+        norm::store_chunk(yr, c0, cols, access.vec, sv);
       }
-      norm::store_tile<T, ITEMS>(yr, t, access, cols, s);
     }
   }
 }

@@ -32,15 +32,24 @@ __global__ void __launch_bounds__(1024)
     const norm::RowAccess access = norm::row_access<T>(ptrs, 2);
     const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
 
-    float v[ITEMS][kVec];
+    // Packed row (4 registers per chunk); gamma and beta come early where registers allow.
+    constexpr bool kEarlyAffine = ITEMS <= 2;
+    const bool gamma_vec = norm::weight_vec_ok(gamma, access);
+    const bool beta_vec = norm::weight_vec_ok(beta, access);
+    uint4 xs[ITEMS], gs[ITEMS], bs[ITEMS];
     float acc[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
+      norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
+      if (kEarlyAffine && tiles == 1) {
+        if (gamma != nullptr) norm::load_tile<T, ITEMS, true>(gamma, 0, gamma_vec, access.phase, cols, gs);
+        if (beta != nullptr) norm::load_tile<T, ITEMS, true>(beta, 0, beta_vec, access.phase, cols, bs);
+      }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
-        norm::load_chunk(xr, norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, access.vec,
-                         v[i]);
+        float v[kVec];
+        E::unpack(xs[i], v);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) acc[0] += v[i][e];
+        for (int e = 0; e < kVec; ++e) acc[0] += v[e];
       }
     }
     norm::row_group_sum(acc, scratch, parity);
@@ -48,14 +57,16 @@ __global__ void __launch_bounds__(1024)
 
     acc[0] = 0.f;
     for (int t = 0; t < tiles; ++t) {
+      if (tiles > 1) norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
-        if (tiles > 1) norm::load_chunk(xr, c0, cols, access.vec, v[i]);
+        float v[kVec];
+        E::unpack(xs[i], v);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
           // Columns outside the row hold 0, which is not the mean: leave them out explicitly.
-          const float dev = (c0 + e >= 0 && c0 + e < cols) ? v[i][e] - mu : 0.f;
+          const float dev = (c0 + e >= 0 && c0 + e < cols) ? v[e] - mu : 0.f;
           acc[0] = fmaf(dev, dev, acc[0]);
         }
       }
@@ -67,29 +78,30 @@ __global__ void __launch_bounds__(1024)
       if (rstd != nullptr) rstd[row] = inv_std;
     }
 
-    const bool gamma_vec = norm::weight_vec_ok(gamma, access);
-    const bool beta_vec = norm::weight_vec_ok(beta, access);
     for (int t = 0; t < tiles; ++t) {
+      if (tiles > 1) norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
+      const bool early = kEarlyAffine && tiles == 1;
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
-        if (tiles > 1) norm::load_chunk(xr, c0, cols, access.vec, v[i]);
+        float v[kVec];
+        E::unpack(xs[i], v);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) v[i][e] = (v[i][e] - mu) * inv_std;
+        for (int e = 0; e < kVec; ++e) v[e] = (v[e] - mu) * inv_std;
         if (gamma != nullptr) {
           float g[kVec];
-          norm::load_weight_chunk(gamma, c0, cols, gamma_vec, g);
+          E::unpack(early ? gs[i] : norm::load_chunk_packed<T, true>(gamma, c0, cols, gamma_vec), g);
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) v[i][e] *= g[e];
+          for (int e = 0; e < kVec; ++e) v[e] *= g[e];
         }
         if (beta != nullptr) {
           float b[kVec];
-          norm::load_weight_chunk(beta, c0, cols, beta_vec, b);
+          E::unpack(early ? bs[i] : norm::load_chunk_packed<T, true>(beta, c0, cols, beta_vec), b);
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) v[i][e] += b[e];
+          for (int e = 0; e < kVec; ++e) v[e] += b[e];
         }
+        norm::store_chunk(yr, c0, cols, access.vec, v);
       }
-      norm::store_tile<T, ITEMS>(yr, t, access, cols, v);
     }
   }
 }

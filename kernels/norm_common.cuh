@@ -29,6 +29,8 @@ template <> struct Elem<float> {
   static constexpr int kVec = 4;
   static __device__ __forceinline__ float to_float(float v) { return v; }
   static __device__ __forceinline__ float from_float(float v) { return v; }
+  static __device__ __forceinline__ unsigned bits(float v) { return __float_as_uint(v); }
+  static __device__ __forceinline__ float from_bits(unsigned b) { return __uint_as_float(b); }
   static __device__ __forceinline__ void unpack(const uint4& u, float (&f)[kVec]) {
     f[0] = __uint_as_float(u.x); f[1] = __uint_as_float(u.y);
     f[2] = __uint_as_float(u.z); f[3] = __uint_as_float(u.w);
@@ -44,6 +46,12 @@ template <> struct Elem<__nv_bfloat16> {
   static __device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
   static __device__ __forceinline__ __nv_bfloat16 from_float(float v) {
     return __float2bfloat16_rn(v);
+  }
+  static __device__ __forceinline__ unsigned bits(__nv_bfloat16 v) {
+    return __bfloat16_as_ushort(v);
+  }
+  static __device__ __forceinline__ __nv_bfloat16 from_bits(unsigned b) {
+    return __ushort_as_bfloat16(static_cast<unsigned short>(b));
   }
   // A bf16 is the top half of an fp32, so widening is a shift or a mask: cheaper than cvt.
   static __device__ __forceinline__ void unpack_word(unsigned w, float& lo, float& hi) {
@@ -68,6 +76,10 @@ template <> struct Elem<__half> {
   static constexpr int kVec = 8;
   static __device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
   static __device__ __forceinline__ __half from_float(float v) { return __float2half_rn(v); }
+  static __device__ __forceinline__ unsigned bits(__half v) { return __half_as_ushort(v); }
+  static __device__ __forceinline__ __half from_bits(unsigned b) {
+    return __ushort_as_half(static_cast<unsigned short>(b));
+  }
   static __device__ __forceinline__ void unpack_word(unsigned w, float& lo, float& hi) {
     __half2 p = *reinterpret_cast<__half2*>(&w);
     float2 f = __half22float2(p);
@@ -155,10 +167,17 @@ __device__ __forceinline__ void store_chunk(T* row, int c0, int d, bool vec,
   if (vec && c0 >= 0 && c0 + kVec <= d) {
     *reinterpret_cast<uint4*>(row + c0) = Elem<T>::pack(v);
   } else {
-#pragma unroll
+    // Rolled, through the packed bits: edge chunks are rare (see gather_chunk).
+    const uint4 p = Elem<T>::pack(v);
+    constexpr int kBits = 8 * static_cast<int>(sizeof(T));
+    unsigned long long lo = (static_cast<unsigned long long>(p.y) << 32) | p.x;
+    unsigned long long hi = (static_cast<unsigned long long>(p.w) << 32) | p.z;
+#pragma unroll 1
     for (int e = 0; e < kVec; ++e) {
       const int c = c0 + e;
-      if (c >= 0 && c < d) row[c] = Elem<T>::from_float(v[e]);
+      if (c >= 0 && c < d) row[c] = Elem<T>::from_bits(static_cast<unsigned>(lo));
+      lo = (lo >> kBits) | (hi << (64 - kBits));
+      hi >>= kBits;
     }
   }
 }
@@ -247,6 +266,78 @@ struct RowLoop {
       : first(static_cast<long long>(blockIdx.x) * blockDim.y),
         step(static_cast<long long>(gridDim.x) * blockDim.y) {}
 };
+
+// Loads the chunk at c0 element by element as raw bits, zero bits outside [0, d): the edge chunks
+// of a row, and every chunk of a row that cannot use 16-byte accesses. READ_ONLY goes through the
+// read-only cache (weights, shared by every row).
+template <typename T, bool READ_ONLY>
+__device__ __forceinline__ uint4 gather_chunk(const T* row, int c0, int d) {
+  constexpr int kVec = Elem<T>::kVec;
+  constexpr int kPerWord = kVec / 4;  // elements per 32-bit word: 1 (fp32) or 2 (16-bit)
+  // Every element load is issued before any is combined: one memory latency per chunk.
+  unsigned b[kVec];
+#pragma unroll
+  for (int e = 0; e < kVec; ++e) {
+    const int c = c0 + e;
+    b[e] = (c >= 0 && c < d) ? Elem<T>::bits(READ_ONLY ? __ldg(row + c) : row[c]) : 0u;
+  }
+  unsigned word[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+  for (int e = 0; e < kVec; ++e) word[e / kPerWord] |= b[e] << (16 * (e % kPerWord));
+  return make_uint4(word[0], word[1], word[2], word[3]);
+}
+
+// One chunk, packed: a 16-byte load where legal, else gathered. For weights read chunk by chunk
+// after the reduction (they hit L1), where holding a whole tile of them would cost registers.
+template <typename T, bool READ_ONLY = false>
+__device__ __forceinline__ uint4 load_chunk_packed(const T* row, int c0, int d, bool vec) {
+  if (vec && c0 >= 0 && c0 + Elem<T>::kVec <= d) {
+    const uint4* p = reinterpret_cast<const uint4*>(row + c0);
+    return READ_ONLY ? __ldg(p) : *p;
+  }
+  return gather_chunk<T, READ_ONLY>(row, c0, d);
+}
+
+// Loads the ITEMS chunks a thread owns in tile `tile`, packed as stored (4 registers per chunk
+// whatever T is). Every 16-byte load of the tile is issued before any chunk is used or any edge
+// chunk is gathered: were each load followed by its use, as a per-chunk branch makes the compiler
+// do, the thread would wait one full memory latency per chunk instead of one per tile.
+template <typename T, int ITEMS, bool READ_ONLY = false>
+__device__ __forceinline__ void load_tile(const T* row, int tile, bool vec, int phase, int d,
+                                          uint4 (&raw)[ITEMS]) {
+  constexpr int kVec = Elem<T>::kVec;
+  // A thread's chunks ascend with i, so checking the first and the last covers them all. Most
+  // threads take this path; keeping the edge handling out of it keeps its registers few.
+  const int first = chunk_column<T, ITEMS>(tile, 0, phase);
+  const int last = chunk_column<T, ITEMS>(tile, ITEMS - 1, phase);
+  if (vec && first >= 0 && last + kVec <= d) {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const uint4* p = reinterpret_cast<const uint4*>(row + chunk_column<T, ITEMS>(tile, i, phase));
+      raw[i] = READ_ONLY ? __ldg(p) : *p;
+    }
+    return;
+  }
+  // Edge threads: the 16-byte loads first, without branches between them, then the chunks that
+  // straddle an end of the row; chunks wholly outside it are zero and read nothing.
+  bool full[ITEMS];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int c0 = chunk_column<T, ITEMS>(tile, i, phase);
+    full[i] = vec && c0 >= 0 && c0 + kVec <= d;
+    if (full[i]) {
+      const uint4* p = reinterpret_cast<const uint4*>(row + c0);
+      raw[i] = READ_ONLY ? __ldg(p) : *p;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    if (full[i]) continue;
+    const int c0 = chunk_column<T, ITEMS>(tile, i, phase);
+    raw[i] = (c0 >= d || c0 + kVec <= 0) ? make_uint4(0u, 0u, 0u, 0u)
+                                         : gather_chunk<T, READ_ONLY>(row, c0, d);
+  }
+}
 
 }  // namespace norm
 }  // namespace ladder

@@ -30,41 +30,51 @@ __global__ void __launch_bounds__(1024)
     const norm::RowAccess access = norm::row_access<T>(ptrs, 2);
     const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
 
-    float v[ITEMS][kVec];
+    // The row stays packed as stored between the passes (4 registers per chunk whatever T is).
+    // With one tile and few chunks the weight is loaded up front too, so after the reduction
+    // nothing waits on memory. Otherwise (registers: ptxas spills past these) each weight chunk
+    // is read just before its use, from L1.
+    constexpr bool kEarlyWeight = ITEMS <= 2;
+    const bool w_vec = norm::weight_vec_ok(w, access);
+    uint4 xs[ITEMS];
+    uint4 ws[ITEMS];
     float sum[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
+      norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
+      if (kEarlyWeight && tiles == 1 && w != nullptr)
+        norm::load_tile<T, ITEMS, true>(w, 0, w_vec, access.phase, cols, ws);
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
-        norm::load_chunk(xr, norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, access.vec,
-                         v[i]);
+        float f[kVec];
+        E::unpack(xs[i], f);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) sum[0] = fmaf(v[i][e], v[i][e], sum[0]);
+        for (int e = 0; e < kVec; ++e) sum[0] = fmaf(f[e], f[e], sum[0]);
       }
     }
     norm::row_group_sum(sum, scratch, parity);
     const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
     if (active && rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
 
-    const bool w_vec = norm::weight_vec_ok(w, access);
     for (int t = 0; t < tiles; ++t) {
-      // All loads of a tile come before its first store: the compiler cannot move a load above a
-      // store through a pointer that may alias it, and a load issued late serializes latency.
+      // One tile: the row is still in registers. Several: re-read it (mostly from L2).
+      if (tiles > 1) norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
+      const bool early = kEarlyWeight && tiles == 1;
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
-        // One tile: the row is still in registers. Several: re-read it (mostly from L2).
-        if (tiles > 1) norm::load_chunk(xr, c0, cols, access.vec, v[i]);
+        float v[kVec];
+        E::unpack(xs[i], v);
         if (w != nullptr) {
           float wv[kVec];
-          norm::load_weight_chunk(w, c0, cols, w_vec, wv);
+          E::unpack(early ? ws[i] : norm::load_chunk_packed<T, true>(w, c0, cols, w_vec), wv);
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) v[i][e] = v[i][e] * inv_rms * (wv[e] + w_offset);
+          for (int e = 0; e < kVec; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
         } else {
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) v[i][e] *= inv_rms;
+          for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
         }
+        norm::store_chunk(yr, c0, cols, access.vec, v);
       }
-      norm::store_tile<T, ITEMS>(yr, t, access, cols, v);
     }
   }
 }
