@@ -4,8 +4,8 @@
 // Layout every kernel in this folder shares:
 // - A "row group" of blockDim.x threads owns one row at a time; blockDim.y row groups share a block.
 //   blockDim.x is a power of two up to 32 (the group lives inside one warp, reductions are shuffles
-//   only) or a multiple of 32 with blockDim.y == 1 (the group is the whole block, one shared-memory
-//   exchange joins the warps).
+//   only) or a multiple of 32 (the group is several warps; one shared-memory exchange, with a
+//   barrier for the whole block, joins them). A block has at most 32 warps.
 // - A row is cut into 16-byte "chunks" of VEC elements. Chunk q of a tile covers the columns
 //   [q*VEC - phase, q*VEC - phase + VEC), where `phase` is how many elements the row's first
 //   element sits past a 16-byte boundary. Shifting the chunk grid by the phase is what lets rows of
@@ -209,13 +209,13 @@ __device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<N>& s
   }
   if (blockDim.x <= 32) return;
   const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
   const int warps = blockDim.x >> 5;
-  float (*buf)[N] = scratch.partial[parity];
+  // This group's slots: one per warp, after those of the groups above it in the block.
+  float (*buf)[N] = scratch.partial[parity] + threadIdx.y * warps;
   parity ^= 1;
   if (lane == 0) {
 #pragma unroll
-    for (int k = 0; k < N; ++k) buf[warp][k] = v[k];
+    for (int k = 0; k < N; ++k) buf[threadIdx.x >> 5][k] = v[k];
   }
   __syncthreads();
 #pragma unroll

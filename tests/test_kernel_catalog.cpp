@@ -123,6 +123,18 @@ TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[ke
     const int items = L.entry[L.entry.size() - 2] - '0';
     CHECK(std::int64_t{L.block[0]} * items * vec == w.d);
   }
+  // f32: four chunks a thread where that keeps the block at most 512 threads, eight (a small
+  // spill) where four would need a 1024-thread block.
+  for (const auto& w : {Want{16384, 4096, DType::F32, 256}, Want{4096, 16384, DType::F32, 512}}) {
+    const auto L = plan_checked({"rmsnorm", w.dt, {}}, {{"rows", w.rows}, {"d", w.d}}).front();
+    INFO(w.rows << "x" << w.d << " " << L.entry);
+    CHECK(L.block[0] == w.tpr);
+  }
+  // add_rmsnorm never spills to keep a row in registers: a 16-bit row past 1024 x 2 chunks
+  // streams instead.
+  const auto wide = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 512}, {"d", 32768}});
+  CHECK(wide.front().block[0] == 1024);
+  CHECK(wide.front().entry.find(", 2, ") != std::string::npos);
   // Odd d: a spare chunk for the row's phase, and most threads busy.
   const auto odd = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 8192}, {"d", 2049}});
   CHECK(odd.front().block[0] >= 96);

@@ -32,10 +32,10 @@ struct OpEntry {
 const std::vector<OpEntry>& table() {
   static const std::vector<OpEntry> t = [] {
     return std::vector<OpEntry>{
-        {"rmsnorm", detail::plan_rmsnorm, {}, RowLimits{}},
+        {"rmsnorm", detail::plan_rmsnorm, {}, detail::rmsnorm_row_limits()},
         {"add_rmsnorm", detail::plan_add_rmsnorm, {{"convention", {"A", "B"}}},
          detail::add_rmsnorm_row_limits()},
-        {"layernorm", detail::plan_layernorm, {}, RowLimits{}},
+        {"layernorm", detail::plan_layernorm, {}, detail::layernorm_row_limits()},
         {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {}, detail::backward_row_limits()},
         {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {}, detail::backward_row_limits()},
         {"layernorm_bwd", detail::plan_layernorm_bwd, {}, detail::backward_row_limits()},

@@ -41,6 +41,22 @@ int VariantReader::items(std::size_t elem_size, const RowLimits& limits) {
   fail(op_, "variant items=" + it->second + " is not one of " + list + " for this dtype");
 }
 
+int VariantReader::rows_per_block() {
+  const std::string v = get("rpb", "0", {"0", "1", "2", "4", "8"});
+  return std::stoi(v);
+}
+
+void apply_rows_per_block(const std::string& op, int rows_per_block, std::int64_t rows,
+                          RowGeometry& g) {
+  if (rows_per_block == 0) return;
+  if (g.threads_per_row * rows_per_block > 1024)
+    fail(op, "variant rpb=" + std::to_string(rows_per_block) + " makes a block of " +
+                 std::to_string(g.threads_per_row * rows_per_block) +
+                 " threads; the most is 1024");
+  g.rows_per_block = rows_per_block;
+  g.blocks = std::max<std::int64_t>(1, (rows + rows_per_block - 1) / rows_per_block);
+}
+
 void VariantReader::finish() const {
   for (const auto& [key, value] : variant_)
     if (!used_.count(key)) fail(op_, "unknown variant key '" + key + "' (value '" + value + "')");

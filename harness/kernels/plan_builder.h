@@ -27,6 +27,7 @@ class VariantReader {
   std::string get(const std::string& key, const std::string& fallback,
                   const std::vector<std::string>& allowed);
   int items(std::size_t elem_size, const RowLimits& limits);  // the optional "items" override
+  int rows_per_block();  // the optional "rpb" override (rows per block), 0 when absent
   void finish() const;
 
  private:
@@ -34,6 +35,11 @@ class VariantReader {
   const std::map<std::string, std::string>& variant_;
   std::set<std::string> used_;
 };
+
+// Applies an "rpb" override to a geometry (tuning sweeps): rpb row groups per block, at most
+// 1024 threads.
+void apply_rows_per_block(const std::string& op, int rows_per_block, std::int64_t rows,
+                          RowGeometry& g);
 
 struct Shape {
   std::int64_t rows = 0, d = 0;

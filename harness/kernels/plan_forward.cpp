@@ -38,14 +38,26 @@ ConcreteBuffer io_output(const std::string& name, const ConcreteBuffer* overwrit
 
 }  // namespace
 
+// The limits below come from ptxas (-Xptxas -v, sm_90) and an ITEMS sweep on the H200
+// (reports/h200/sweep.txt): the forward kernels keep each chunk packed, 4 registers whatever T.
 RowLimits add_rmsnorm_row_limits() {
   RowLimits limits;
-  // x and r in flight together: past these (ptxas, sm_90) the kernel spills a little under the
-  // 64-register cap of 1024-thread blocks, so larger ITEMS serve only rows that would stream.
-  limits.spill_free_values_16bit = 24;
-  limits.spill_free_values_fp32 = 16;
+  // x and r both in flight: past 2 chunks a thread spills under the 64-register cap, and a
+  // spilling add_rmsnorm is slower than one that streams its row.
+  limits.spill_free_values_16bit = 16;
+  limits.spill_free_values_fp32 = 8;
+  limits.stream_rather_than_spill = true;
   return limits;
 }
+
+RowLimits rmsnorm_row_limits() {
+  RowLimits limits;
+  limits.spill_free_values_fp32 = 16;  // f32 ITEMS = 8 spills a little: only for wide rows
+  limits.preferred_threads_per_row = 512;
+  return limits;
+}
+
+RowLimits layernorm_row_limits() { return rmsnorm_row_limits(); }
 
 std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, const Scalars& sc) {
   const std::string op = "rmsnorm";
@@ -55,8 +67,9 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const std::string strided = v.get("strided", "0", kStrided);
   const bool write_rstd = v.get("write_rstd", "1", kFlag) == "1";
   const std::size_t elem = io_elem_size(op, ref.dtype);
-  const RowLimits limits;
+  const RowLimits limits = rmsnorm_row_limits();
   const int forced = v.items(elem, limits);
+  const int rpb = v.rows_per_block();
   v.finish();
   const Shape s = read_shape(op, c);
   const double eps = read_eps(op, sc);
@@ -66,8 +79,9 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                              : std::vector<std::string>{"x", "y"},
                              strided, s.d);
   if (in_place) strides["y"] = strides["x"];
-  const RowGeometry g =
+  RowGeometry g =
       choose_row_geometry(elem, s.rows, s.d, strides_misaligned(strides, elem), limits, forced);
+  apply_rows_per_block(op, rpb, s.rows, g);
 
   KernelLaunch L;
   L.source = source_path("rmsnorm.cuh");
@@ -105,6 +119,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = add_rmsnorm_row_limits();
   const int forced = v.items(elem, limits);
+  const int rpb = v.rows_per_block();
   v.finish();
   const Shape s = read_shape(op, c);
   const double eps = read_eps(op, sc);
@@ -117,8 +132,9 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   auto strides = row_strides(op, c, own, strided, s.d);
   if (h_over_r) strides["h"] = strides["r"];
   if (y_over_x) strides["y"] = strides["x"];
-  const RowGeometry g =
+  RowGeometry g =
       choose_row_geometry(elem, s.rows, s.d, strides_misaligned(strides, elem), limits, forced);
+  apply_rows_per_block(op, rpb, s.rows, g);
 
   KernelLaunch L;
   L.source = source_path("add_rmsnorm.cuh");
@@ -162,8 +178,9 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   const std::string strided = v.get("strided", "0", kStrided);
   const bool write_stats = v.get("write_stats", "1", kFlag) == "1";
   const std::size_t elem = io_elem_size(op, ref.dtype);
-  const RowLimits limits;
+  const RowLimits limits = layernorm_row_limits();
   const int forced = v.items(elem, limits);
+  const int rpb = v.rows_per_block();
   v.finish();
   const Shape s = read_shape(op, c);
   const double eps = read_eps(op, sc);
@@ -173,8 +190,9 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                                              : std::vector<std::string>{"x", "y"},
                              strided, s.d);
   if (in_place) strides["y"] = strides["x"];
-  const RowGeometry g =
+  RowGeometry g =
       choose_row_geometry(elem, s.rows, s.d, strides_misaligned(strides, elem), limits, forced);
+  apply_rows_per_block(op, rpb, s.rows, g);
 
   KernelLaunch L;
   L.source = source_path("layernorm.cuh");

@@ -24,6 +24,8 @@ std::vector<KernelLaunch> plan_column_sum(const KernelRef& ref, const Case& c, c
 
 // The row limits a planner passes to choose_row_geometry(); the ITEMS each op is compiled with
 // follow from them.
+RowLimits rmsnorm_row_limits();      // wide rows prefer fewer threads, more ITEMS
+RowLimits layernorm_row_limits();    // as rmsnorm
 RowLimits add_rmsnorm_row_limits();  // fewer spill-free values: x and r are both in flight
 RowLimits backward_row_limits();     // 512-thread blocks, 16 values a thread
 

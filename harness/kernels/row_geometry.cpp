@@ -93,7 +93,7 @@ RowGeometry choose_row_geometry(std::size_t elem_size, std::int64_t rows, std::i
     if (candidates.empty()) candidates.push_back(allowed.front());
     const std::int64_t capacity =
         static_cast<std::int64_t>(limits.max_threads_per_row) * candidates.back();
-    if (chunks > capacity) candidates = allowed;
+    if (chunks > capacity && !limits.stream_rather_than_spill) candidates = allowed;
   }
   const int max_items = candidates.back();
 
@@ -115,6 +115,18 @@ RowGeometry choose_row_geometry(std::size_t elem_size, std::int64_t rows, std::i
   } else if (!choose_warps_per_row(chunks, candidates, limits.max_threads_per_row, false, g)) {
     g.items = max_items;
     g.threads_per_row = limits.max_threads_per_row;
+  }
+  if (forced_items == 0 && limits.preferred_threads_per_row > 0 &&
+      g.threads_per_row > limits.preferred_threads_per_row) {
+    for (int items : allowed) {
+      if (items <= g.items) continue;
+      const std::int64_t tpr = kWarp * ceil_div(chunks, std::int64_t{kWarp} * items);
+      if (tpr <= limits.preferred_threads_per_row) {
+        g.items = items;
+        g.threads_per_row = static_cast<int>(tpr);
+        break;
+      }
+    }
   }
   g.streams = chunks > static_cast<std::int64_t>(g.threads_per_row) * g.items;
   g.rows_per_block =

@@ -14,6 +14,14 @@ struct RowLimits {
   // would otherwise not fit one tile (a small spill beats reading the row twice).
   int spill_free_values_16bit = 32;
   int spill_free_values_fp32 = 32;
+  // Past the spill-free values, a row that does not fit one tile either takes a larger ITEMS
+  // (a small spill) or streams (is read twice). Kernels with several inputs spill too much.
+  bool stream_rather_than_spill = false;
+  // Rows wider than this many threads take a larger allowed ITEMS when one brings them under it:
+  // a 1024-thread block at 64 registers a thread is alone on its SM, with nothing to overlap
+  // its reduction (measured: rmsnorm f32 4096x16384, 0.82 of the copy ceiling at 1024 x 4,
+  // 0.89 at 512 x 8). 0: no preference.
+  int preferred_threads_per_row = 0;
   int max_threads_per_row = 1024;  // the kernels' __launch_bounds__
   int latency_threads_per_row = 512;  // cap when few rows make latency, not bandwidth, the goal
   int target_block_threads = 256;  // block size when several rows share a block
