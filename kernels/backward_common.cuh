@@ -26,30 +26,6 @@ __device__ __forceinline__ RowAccess aligned_access(const void* const* rows, int
   return a;
 }
 
-// Loads a chunk as stored (16 bytes of T), zero bits outside [0, d). Keeping 16-bit rows packed
-// halves the registers they take, which is what lets more rows be in flight per SM; the packed
-// bits are widened to fp32 each time they are used (a shift or a cvt, cheaper than a spill).
-template <typename T>
-__device__ __forceinline__ void load_chunk_raw(const T* row, int c0, int d, bool vec, uint4& raw) {
-  constexpr int kVec = Elem<T>::kVec;
-  if (vec && c0 >= 0 && c0 + kVec <= d) {
-    raw = *reinterpret_cast<const uint4*>(row + c0);
-  } else {
-    alignas(16) T v[kVec];
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) {
-      const int c = c0 + e;
-      v[e] = (c >= 0 && c < d) ? row[c] : Elem<T>::from_float(0.f);
-    }
-    raw = *reinterpret_cast<const uint4*>(v);
-  }
-}
-
-template <typename T>
-__device__ __forceinline__ void unpack(const uint4& raw, float (&v)[Elem<T>::kVec]) {
-  Elem<T>::unpack(raw, v);
-}
-
 // Joins the row groups of a block and writes partial[blockIdx.x][c] = sum over groups (in group
 // order) of acc for column c. Every thread of the block must call it (it has barriers); it runs
 // once per block, after the row loop.

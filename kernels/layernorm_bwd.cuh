@@ -33,28 +33,77 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     for (int e = 0; e < kVec; ++e) dgamma[i][e] = dbeta[i][e] = 0.f;
 
   const int tiles = norm::tiles_for<T, ITEMS>(d, 0);
-  const norm::RowLoop loop;
-  for (long long base = loop.first; base < rows; base += loop.step) {
+  // Phase 0 puts a thread on the same gamma chunks in every row: one tile loads them once per
+  // block (where registers allow); otherwise each is read just before its use, from L1.
+  constexpr bool kHoldGamma = ITEMS * kVec <= 16;
+  const bool hold_gamma = kHoldGamma && tiles == 1;
+  const bool gamma_vec = norm::offset_in_chunk(gamma) == 0;
+  uint4 gs[ITEMS];
+  if (hold_gamma && gamma != nullptr)
+    norm::load_tile<T, ITEMS, true>(gamma, 0, gamma_vec, 0, d, gs);
+  // g = dy * gamma (dy without gamma) for item i of tile t.
+  auto grad = [&](int t, int i, const uint4& dy_raw, float (&g)[kVec]) {
+    E::unpack(dy_raw, g);
+    if (gamma == nullptr) return;
+    float gm[kVec];
+    E::unpack(hold_gamma ? gs[i]
+                         : norm::load_chunk_packed<T, true>(
+                               gamma, norm::chunk_column<T, ITEMS>(t, i, 0), d, gamma_vec),
+              gm);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) g[e] *= gm[e];
+  };
+  // Row pointers of row group threadIdx.y at `base`; returns the columns it may touch (0 for an
+  // inactive group past the last row: it points at row 0, only joins the reductions).
+  auto row_at = [&](long long base, const T*& xr, const T*& dyr, T*& dxr, bool& vec) -> int {
     const long long row = base + threadIdx.y;
-    const bool active = row < rows;
-    const long long at = active ? row : 0;
-    const T* xr = x + at * x_stride;
-    const T* dyr = dy + at * dy_stride;
-    T* dxr = dx + at * dx_stride;
-    const int cols = active ? d : 0;
+    const long long at = row < rows ? row : 0;
+    xr = x + at * x_stride;
+    dyr = dy + at * dy_stride;
+    dxr = dx + at * dx_stride;
     const void* ptrs[3] = {xr, dyr, dxr};
-    const norm::RowAccess a = norm::aligned_access(ptrs, 3);
-    const bool gamma_vec = norm::weight_vec_ok(gamma, a);
+    vec = norm::aligned_access(ptrs, 3).vec;
+    return row < rows ? d : 0;
+  };
 
-    float xv[ITEMS][kVec], g[ITEMS][kVec];
+  const norm::RowLoop loop;
+  const T *xr, *dyr;
+  T* dxr;
+  bool vec;
+  int cols = row_at(loop.first, xr, dyr, dxr, vec);
+  // One tile, where registers allow: each row's x and dy are loaded one row ahead, so the loads
+  // overlap the previous row's two reductions and its stores. Rows never overlap in memory.
+  constexpr bool kAhead = ITEMS * kVec <= 8;
+  const bool ahead = kAhead && tiles == 1;
+  // x and dy packed as stored: a 16-bit row takes half the registers of fp32.
+  uint4 xs[ITEMS], dys[ITEMS], next_x[ITEMS], next_dy[ITEMS];
+  if (ahead) {
+    norm::load_tile<T, ITEMS>(xr, 0, vec, 0, cols, xs);
+    norm::load_tile<T, ITEMS>(dyr, 0, vec, 0, cols, dys);
+  }
+  for (long long base = loop.first; base < rows; base += loop.step) {
     float sums[3] = {0.f, 0.f, 0.f};
     for (int t = 0; t < tiles; ++t) {
+      if (!ahead) {  // dy too: all of a tile's loads at once
+        norm::load_tile<T, ITEMS>(xr, t, vec, 0, cols, xs);
+        if (tiles == 1) norm::load_tile<T, ITEMS>(dyr, t, vec, 0, cols, dys);
+      }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
-        norm::load_chunk(xr, norm::chunk_column<T, ITEMS>(t, i, 0), cols, a.vec, xv[i]);
+        float xv[kVec];
+        E::unpack(xs[i], xv);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) sums[0] += xv[i][e];
+        for (int e = 0; e < kVec; ++e) sums[0] += xv[e];
       }
+    }
+    const T *nxr = nullptr, *ndyr = nullptr;
+    T* ndxr = nullptr;
+    bool nvec = false;
+    int ncols = 0;
+    if (ahead) {  // past the last row: zeros, no loads
+      ncols = row_at(base + loop.step, nxr, ndyr, ndxr, nvec);
+      norm::load_tile<T, ITEMS>(nxr, 0, nvec, 0, ncols, next_x);
+      norm::load_tile<T, ITEMS>(ndyr, 0, nvec, 0, ncols, next_dy);
     }
     float total[1] = {sums[0]};
     norm::row_group_sum(total, scratch_mean, parity_mean);
@@ -63,23 +112,22 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     // Second reduction: squared deviations, sum(g), sum(g * (x - mean)).
     sums[0] = sums[1] = sums[2] = 0.f;
     for (int t = 0; t < tiles; ++t) {
+      if (tiles > 1) {
+        norm::load_tile<T, ITEMS>(xr, t, vec, 0, cols, xs);
+        norm::load_tile<T, ITEMS>(dyr, t, vec, 0, cols, dys);
+      }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         const int c0 = norm::chunk_column<T, ITEMS>(t, i, 0);
-        if (tiles > 1) norm::load_chunk(xr, c0, cols, a.vec, xv[i]);
-        norm::load_chunk(dyr, c0, cols, a.vec, g[i]);
-        if (gamma != nullptr) {
-          float gm[kVec];
-          norm::load_weight_chunk(gamma, c0, cols, gamma_vec, gm);
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) g[i][e] *= gm[e];
-        }
+        float xv[kVec], g[kVec];
+        E::unpack(xs[i], xv);
+        grad(t, i, dys[i], g);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          const float dev = (c0 + e < cols) ? xv[i][e] - mu : 0.f;  // c0 >= 0: no phase
+          const float dev = (c0 + e < cols) ? xv[e] - mu : 0.f;  // c0 >= 0: no phase
           sums[0] = fmaf(dev, dev, sums[0]);
-          sums[1] += g[i][e];
-          sums[2] = fmaf(g[i][e], dev, sums[2]);
+          sums[1] += g[e];
+          sums[2] = fmaf(g[e], dev, sums[2]);
         }
       }
     }
@@ -96,26 +144,21 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
                            : nullptr;
     const bool first_row = base == loop.first;
     for (int t = 0; t < tiles; ++t) {
+      if (tiles > 1) {
+        norm::load_tile<T, ITEMS>(xr, t, vec, 0, cols, xs);
+        norm::load_tile<T, ITEMS>(dyr, t, vec, 0, cols, dys);
+      }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         const int c0 = norm::chunk_column<T, ITEMS>(t, i, 0);
-        float dyv[kVec];
-        norm::load_chunk(dyr, c0, cols, a.vec, dyv);  // from L1/L2: fewer live registers
-        if (tiles > 1) {
-          norm::load_chunk(xr, c0, cols, a.vec, xv[i]);
-          norm::load_chunk(dyr, c0, cols, a.vec, g[i]);
-          if (gamma != nullptr) {
-            float gm[kVec];
-            norm::load_weight_chunk(gamma, c0, cols, gamma_vec, gm);
-#pragma unroll
-            for (int e = 0; e < kVec; ++e) g[i][e] *= gm[e];
-          }
-        }
-        float xhat[kVec];
+        float xv[kVec], dyv[kVec], g[kVec], xhat[kVec];
+        E::unpack(xs[i], xv);
+        E::unpack(dys[i], dyv);
+        grad(t, i, dys[i], g);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          xhat[e] = (xv[i][e] - mu) * inv_std;
-          g[i][e] = inv_std * (g[i][e] - mean_g - xhat[e] * mean_gxhat);  // g becomes dx
+          xhat[e] = (xv[e] - mu) * inv_std;
+          g[e] = inv_std * (g[e] - mean_g - xhat[e] * mean_gxhat);  // g becomes dx
         }
         if (want_partials) {
           float gamma_add[kVec];
@@ -132,8 +175,22 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
             }
           }
         }
+        norm::store_chunk(dxr, c0, cols, vec, g);
       }
-      norm::store_tile<T, ITEMS>(dxr, t, a, cols, g);
+    }
+    if (ahead) {
+      xr = nxr;
+      dyr = ndyr;
+      dxr = ndxr;
+      vec = nvec;
+      cols = ncols;
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        xs[i] = next_x[i];
+        dys[i] = next_dy[i];
+      }
+    } else {
+      cols = row_at(base + loop.step, xr, dyr, dxr, vec);
     }
   }
   if (want_partials && tiles == 1) {

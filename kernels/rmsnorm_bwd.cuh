@@ -23,29 +23,38 @@ struct RmsBwdRow {
   T* dr;
 };
 
-// What a thread keeps of its chunks between the reduction and the gradient: dy packed as stored,
-// and the normalized input packed (plain: x as stored) or in fp32 (fused: x + r is not a T).
-// g = dy * weight is recomputed in each pass from the weight, which stays hot in L1.
+// What a thread keeps of one row tile: dy (and dh for the fused op) packed as stored, the input
+// s packed (plain: x as stored) or in fp32 (fused: x + r is not a T; fp32 s takes as many
+// registers as packed x and r would, and saves an add per use).
 template <typename T, int ITEMS, bool FUSED>
 struct RmsBwdTile {
+  static constexpr int kF = FUSED ? ITEMS : 1;  // arrays only the fused op uses
+  uint4 x[ITEMS];
+  uint4 r[kF];
   uint4 dy[ITEMS];
-  uint4 x[FUSED ? 1 : ITEMS];
-  float s[FUSED ? ITEMS : 1][Elem<T>::kVec];
+  uint4 dh[kF];
+  float s[kF][Elem<T>::kVec];
 
-  __device__ __forceinline__ void load(const RmsBwdRow<T>& p, int tile, const RowAccess& a,
-                                       int d) {
+  // Every DRAM load of the tile is issued before any of them is used (see load_tile); widen()
+  // is the first use, so a tile loaded a row ahead is widened only when its row comes up.
+  __device__ __forceinline__ void load(const RmsBwdRow<T>& p, int tile, bool vec, int d,
+                                       bool with_dh) {
+    load_tile<T, ITEMS>(p.x, tile, vec, 0, d, x);
+    if constexpr (FUSED) load_tile<T, ITEMS>(p.r, tile, vec, 0, d, r);
+    load_tile<T, ITEMS>(p.dy, tile, vec, 0, d, dy);
+    if constexpr (FUSED) {
+      if (with_dh && p.dh != nullptr) load_tile<T, ITEMS>(p.dh, tile, vec, 0, d, dh);
+    }
+  }
+  __device__ __forceinline__ void widen() {
+    if constexpr (FUSED) {
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const int c0 = chunk_column<T, ITEMS>(tile, i, a.phase);
-      load_chunk_raw(p.dy, c0, d, a.vec, dy[i]);
-      if constexpr (FUSED) {
+      for (int i = 0; i < ITEMS; ++i) {
         float rv[Elem<T>::kVec];
-        load_chunk(p.x, c0, d, a.vec, s[i]);
-        load_chunk(p.r, c0, d, a.vec, rv);
+        Elem<T>::unpack(x[i], s[i]);
+        Elem<T>::unpack(r[i], rv);
 #pragma unroll
         for (int e = 0; e < Elem<T>::kVec; ++e) s[i][e] += rv[e];
-      } else {
-        load_chunk_raw(p.x, c0, d, a.vec, x[i]);
       }
     }
   }
@@ -54,18 +63,19 @@ struct RmsBwdTile {
 #pragma unroll
       for (int e = 0; e < Elem<T>::kVec; ++e) v[e] = s[i][e];
     } else {
-      unpack<T>(x[i], v);
+      Elem<T>::unpack(x[i], v);
     }
   }
 };
 
+// g = dy * (w + w_offset), or dy without a weight; w_raw is the packed weight chunk.
 template <typename T>
-__device__ __forceinline__ void weighted(const T* w, float w_offset, int c0, int d, bool w_vec,
+__device__ __forceinline__ void weighted(bool has_w, float w_offset, const uint4& w_raw,
                                          const float (&dy)[Elem<T>::kVec],
                                          float (&g)[Elem<T>::kVec]) {
-  if (w != nullptr) {
+  if (has_w) {
     float wv[Elem<T>::kVec];
-    load_weight_chunk(w, c0, d, w_vec, wv);
+    Elem<T>::unpack(w_raw, wv);
 #pragma unroll
     for (int e = 0; e < Elem<T>::kVec; ++e) g[e] = dy[e] * (wv[e] + w_offset);
   } else {
@@ -74,8 +84,10 @@ __device__ __forceinline__ void weighted(const T* w, float w_offset, int c0, int
   }
 }
 
-// The shared body. FUSED: s = x + r (add_rmsnorm_bwd); otherwise s = x.
-template <typename T, int ITEMS, bool FUSED>
+// The shared body. FUSED: s = x + r (add_rmsnorm_bwd); otherwise s = x. ONE: d fits one tile
+// (the row stays in registers); else rows stream. The two are compiled apart: each alone fits
+// the registers, but one loop serving both would keep dw live through the streaming path.
+template <typename T, int ITEMS, bool FUSED, bool ONE>
 __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, const T* x,
                                              const T* r, const T* w, const T* dy, const T* dh,
                                              int rows, int d, int x_stride, int r_stride,
@@ -85,41 +97,65 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
   __shared__ ReduceScratch<2> scratch;
   int parity = 0;
   const bool want_dw = dw_partial != nullptr;
-  float dw[ITEMS][kVec];
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i)
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) dw[i][e] = 0.f;
   const int tiles = tiles_for<T, ITEMS>(d, 0);
-
-  const RowLoop loop;
-  for (long long base = loop.first; base < rows; base += loop.step) {
+  // Packed chunks a thread holds per row (x, dy; the fused op adds r and dh): what the register
+  // budget below is measured in. The limits are where ptxas starts to spill (sm_90).
+  constexpr int kRowChunks = (FUSED ? 4 : 2) * ITEMS;
+  const bool w_vec = offset_in_chunk(w) == 0;
+  // Row pointers of row group threadIdx.y at `base`; returns the columns it may touch (0 for an
+  // inactive group past the last row: it points at row 0, only joins the reductions).
+  auto row_at = [&](long long base, RmsBwdRow<T>& p, bool& vec) -> int {
     const long long row = base + threadIdx.y;
-    const bool active = row < rows;
-    const long long at = active ? row : 0;
-    RmsBwdRow<T> p;
+    const long long at = row < rows ? row : 0;
     p.x = x + at * x_stride;
     p.r = FUSED ? r + at * r_stride : nullptr;
     p.dy = dy + at * dy_stride;
     p.dh = dh != nullptr ? dh + at * dh_stride : nullptr;
     p.dx = dx + at * dx_stride;
     p.dr = dr != nullptr ? dr + at * dr_stride : nullptr;
-    const int cols = active ? d : 0;
     // Null pointers are 16-byte aligned, so optional tensors never veto the vector path.
     const void* ptrs[6] = {p.x, p.r, p.dy, p.dh, p.dx, p.dr};
-    const RowAccess a = aligned_access(ptrs, 6);
-    const bool w_vec = weight_vec_ok(w, a);
+    vec = aligned_access(ptrs, 6).vec;
+    return row < rows ? d : 0;
+  };
 
-    RmsBwdTile<T, ITEMS, FUSED> tile;
+  const int nt = ONE ? 1 : tiles;
+  float dw[ONE ? ITEMS : 1][kVec];  // one tile: this thread's dw sums, in registers
+#pragma unroll
+  for (int i = 0; i < (ONE ? ITEMS : 1); ++i)
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) dw[i][e] = 0.f;
+  // Phase 0 puts a thread on the same weight chunks in every row: one tile loads them once
+  // per block (where registers allow); otherwise each is read before its use, from L1.
+  constexpr bool kHoldW = ONE && kRowChunks <= 8;
+  uint4 ws[ITEMS];
+  if (kHoldW && w != nullptr) load_tile<T, ITEMS, true>(w, 0, w_vec, 0, d, ws);
+  auto weight = [&](int t, int i) -> uint4 {
+    if constexpr (kHoldW) return ws[i];
+    return load_chunk_packed<T, true>(w, chunk_column<T, ITEMS>(t, i, 0), d, w_vec);
+  };
+  const RowLoop loop;
+  RmsBwdRow<T> p;
+  bool vec;
+  int cols = row_at(loop.first, p, vec);
+  // One tile, where registers allow (two copies of the row; past this ptxas spills): each
+  // row's loads are issued one row ahead, so they overlap the previous row's reduction and
+  // stores. Rows never overlap in memory, so no store precedes a load of the same row.
+  constexpr bool kAhead = ONE && kRowChunks <= 6;
+  RmsBwdTile<T, ITEMS, FUSED> tile, next;
+  if (kAhead) tile.load(p, 0, vec, cols, true);
+  for (long long base = loop.first; base < rows; base += loop.step) {
     float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
-    for (int t = 0; t < tiles; ++t) {
-      tile.load(p, t, a, cols);
+    for (int t = 0; t < nt; ++t) {
+      // One tile: dh too, so all of the row's loads are in flight at once.
+      if (!kAhead) tile.load(p, t, vec, cols, ONE);
+      tile.widen();
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         float sv[kVec], dyv[kVec], g[kVec];
         tile.input(i, sv);
-        unpack<T>(tile.dy[i], dyv);
-        weighted(w, w_offset, chunk_column<T, ITEMS>(t, i, 0), cols, w_vec, dyv, g);
+        Elem<T>::unpack(tile.dy[i], dyv);
+        weighted<T>(w != nullptr, w_offset, weight(t, i), dyv, g);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
           sums[0] = fmaf(sv[e], sv[e], sums[0]);
@@ -127,51 +163,73 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
         }
       }
     }
+    RmsBwdRow<T> np;
+    bool nvec = false;
+    int ncols = 0;
+    if (kAhead) {  // past the last row: zeros, no loads
+      ncols = row_at(base + loop.step, np, nvec);
+      next.load(np, 0, nvec, ncols, true);
+    }
     row_group_sum(sums, scratch, parity);
     const float inv_rms = 1.f / sqrtf(sums[0] / static_cast<float>(d) + eps);
     const float coef = inv_rms * inv_rms * inv_rms * sums[1] / static_cast<float>(d);
     // Streaming rows keep dw in the block's partial row; only one row group exists then.
-    float* partial_row =
-        tiles > 1 && want_dw ? dw_partial + static_cast<long long>(blockIdx.x) * d : nullptr;
+    float* partial_row = want_dw ? dw_partial + static_cast<long long>(blockIdx.x) * d : nullptr;
     const bool first_row = base == loop.first;
-    for (int t = 0; t < tiles; ++t) {
-      if (tiles > 1) tile.load(p, t, a, cols);
-      uint4 dh_raw[ITEMS];
-      if (p.dh != nullptr) {  // issued together, before any store of this tile
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i)
-          load_chunk_raw(p.dh, chunk_column<T, ITEMS>(t, i, 0), cols, a.vec, dh_raw[i]);
+    for (int t = 0; t < nt; ++t) {
+      if (!ONE) {
+        tile.load(p, t, vec, cols, true);  // dh too, before any store of the tile
+        tile.widen();
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         const int c0 = chunk_column<T, ITEMS>(t, i, 0);
         float sv[kVec], dyv[kVec], g[kVec], contrib[kVec];
         tile.input(i, sv);
-        unpack<T>(tile.dy[i], dyv);
-        weighted(w, w_offset, c0, cols, w_vec, dyv, g);
+        Elem<T>::unpack(tile.dy[i], dyv);
+        weighted<T>(w != nullptr, w_offset, weight(t, i), dyv, g);
         float dhv[kVec];
-        if (p.dh != nullptr) unpack<T>(dh_raw[i], dhv);
+        if (FUSED && p.dh != nullptr) Elem<T>::unpack(tile.dh[FUSED ? i : 0], dhv);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
           contrib[e] = dyv[e] * sv[e] * inv_rms;
           g[e] = inv_rms * g[e] - sv[e] * coef;  // g becomes the row gradient
-          if (p.dh != nullptr) g[e] += dhv[e];
+          if (FUSED && p.dh != nullptr) g[e] += dhv[e];
         }
         if (want_dw) {
-          if (partial_row != nullptr) {
-            accumulate_partial_chunk<T>(partial_row, c0, cols, first_row, contrib);
-          } else {
+          if constexpr (ONE) {
 #pragma unroll
             for (int e = 0; e < kVec; ++e) dw[i][e] += contrib[e];
+          } else {
+            accumulate_partial_chunk<T>(partial_row, c0, cols, first_row, contrib);
           }
         }
-        // Every load this chunk needs from DRAM was issued above; the weight reload is an L1 hit.
-        store_chunk(p.dx, c0, cols, a.vec, g);
-        if (p.dr != nullptr) store_chunk(p.dr, c0, cols, a.vec, g);
+        store_chunk(p.dx, c0, cols, vec, g);
+        if (p.dr != nullptr) store_chunk(p.dr, c0, cols, vec, g);
       }
     }
+    if (kAhead) {
+      p = np;
+      vec = nvec;
+      cols = ncols;
+      tile = next;
+    } else {
+      cols = row_at(base + loop.step, p, vec);
+    }
   }
-  if (want_dw && tiles == 1) write_block_partial<T, ITEMS>(dw_partial, d, dw);
+  if constexpr (ONE) {
+    if (want_dw) write_block_partial<T, ITEMS>(dw_partial, d, dw);
+  }
+}
+
+// Picks the one-tile or the streaming body; args are rms_bwd_rows's.
+template <typename T, int ITEMS, bool FUSED, typename... Args>
+__device__ __forceinline__ void rms_bwd(int d, Args... args) {
+  if (tiles_for<T, ITEMS>(d, 0) == 1) {
+    rms_bwd_rows<T, ITEMS, FUSED, true>(args...);
+  } else {
+    rms_bwd_rows<T, ITEMS, FUSED, false>(args...);
+  }
 }
 
 }  // namespace norm
@@ -183,8 +241,8 @@ template <typename T, int ITEMS>
 __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     rmsnorm_bwd(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows, int d,
                 int x_stride, int dy_stride, int dx_stride, float eps, float w_offset) {
-  norm::rms_bwd_rows<T, ITEMS, false>(dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows,
-                                      d, x_stride, 0, dy_stride, 0, dx_stride, 0, eps, w_offset);
+  norm::rms_bwd<T, ITEMS, false>(d, dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows, d,
+                                 x_stride, 0, dy_stride, 0, dx_stride, 0, eps, w_offset);
 }
 
 // Backward of h = x + r, y = rmsnorm(h) * weight (convention A: the fp32 sum is normalized).
@@ -196,9 +254,8 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
                     const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
                     int dy_stride, int dh_stride, int dx_stride, int dr_stride, float eps,
                     float w_offset) {
-  norm::rms_bwd_rows<T, ITEMS, true>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride,
-                                     r_stride, dy_stride, dh_stride, dx_stride, dr_stride, eps,
-                                     w_offset);
+  norm::rms_bwd<T, ITEMS, true>(d, dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride, r_stride,
+                                dy_stride, dh_stride, dx_stride, dr_stride, eps, w_offset);
 }
 
 }  // namespace ladder
