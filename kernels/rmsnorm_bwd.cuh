@@ -131,6 +131,7 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
   uint4 ws[ITEMS];
   if (kHoldW && w != nullptr) load_tile<T, ITEMS, true>(w, 0, w_vec, 0, d, ws);
   auto weight = [&](int t, int i) -> uint4 {
+    if (w == nullptr) return make_uint4(0u, 0u, 0u, 0u);  // unused: never read through null
     if constexpr (kHoldW) return ws[i];
     return load_chunk_packed<T, true>(w, chunk_column<T, ITEMS>(t, i, 0), d, w_vec);
   };
