@@ -123,41 +123,6 @@ __device__ __forceinline__ RowAccess row_access(const void* const* rows, int cou
   return a;
 }
 
-// Loads the chunk starting at column c0 (may be negative: the shifted grid's first chunk) into
-// floats; columns outside [0, d) read as 0 and are never dereferenced.
-template <typename T>
-__device__ __forceinline__ void load_chunk(const T* row, int c0, int d, bool vec,
-                                           float (&v)[Elem<T>::kVec]) {
-  constexpr int kVec = Elem<T>::kVec;
-  if (vec && c0 >= 0 && c0 + kVec <= d) {
-    Elem<T>::unpack(*reinterpret_cast<const uint4*>(row + c0), v);
-  } else {
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) {
-      const int c = c0 + e;
-      v[e] = (c >= 0 && c < d) ? Elem<T>::to_float(row[c]) : 0.f;
-    }
-  }
-}
-
-// The weight vector is shared by every row, so it goes through the read-only path. Its chunk grid
-// is unshifted; a row with a nonzero phase therefore reads weights element by element (they are
-// hot in L1, so this costs instructions, not DRAM traffic).
-template <typename T>
-__device__ __forceinline__ void load_weight_chunk(const T* w, int c0, int d, bool vec,
-                                                  float (&v)[Elem<T>::kVec]) {
-  constexpr int kVec = Elem<T>::kVec;
-  if (vec && c0 >= 0 && c0 + kVec <= d) {
-    Elem<T>::unpack(__ldg(reinterpret_cast<const uint4*>(w + c0)), v);
-  } else {
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) {
-      const int c = c0 + e;
-      v[e] = (c >= 0 && c < d) ? Elem<T>::to_float(__ldg(w + c)) : 0.f;
-    }
-  }
-}
-
 // Stores the columns of the chunk at c0 that fall inside [0, d); never touches anything else,
 // so neighbouring rows, row padding and redzones stay untouched.
 template <typename T>
@@ -247,15 +212,6 @@ template <typename T, int ITEMS>
 __device__ __forceinline__ int tiles_for(int d, int phase) {
   const int cols = tile_columns<T, ITEMS>();
   return (d + phase + cols - 1) / cols;
-}
-
-// Stores one tile held in registers.
-template <typename T, int ITEMS>
-__device__ __forceinline__ void store_tile(T* row, int tile, const RowAccess& access, int d,
-                                           const float (&v)[ITEMS][Elem<T>::kVec]) {
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i)
-    store_chunk(row, chunk_column<T, ITEMS>(tile, i, access.phase), d, access.vec, v[i]);
 }
 
 // Row loop bounds: row groups of a block take consecutive rows; the grid strides over the rest.
