@@ -1,6 +1,7 @@
 // `ladder verify [KERNEL...]`: every production kernel, dtype and variant over the default shape
 // grid, each rung in its own child with every sentinel, redzone, clobber and determinism check,
-// against the fp64 oracles. Prints the worst error per kernel, dtype and shape.
+// against the fp64 oracles. Prints the worst error per kernel, dtype and shape. The fixture cases
+// (fixtures/*.json) run too, each on its own exact inputs (harness/fixtures/fixture_rungs.h).
 #include <iostream>
 #include <set>
 
@@ -8,6 +9,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/run_common.h"
+#include "harness/fixtures/fixture_rungs.h"
 #include "harness/kernels/catalog.h"
 #include "harness/report/printers.h"
 
@@ -49,7 +51,7 @@ Rung kernel_rung(const std::string& op, DType dt, const Variant& v, std::vector<
   r.name = fmt::format("{}_{}{}{}", op, label(dt), v.empty() ? "" : "_", variant_text(v));
   r.adds = v.empty() ? "default variant, full grid" : "variant " + variant_text(v);
   r.features = {"production_kernel", op, std::string(label(dt))};
-  r.kernel = KernelRef{op, dt, v};
+  r.kernel = KernelRef{op, dt, v, {}};
   r.scalars = {{"eps", eps}};
   r.deterministic = true;  // our kernels claim bitwise determinism (no atomics)
   r.cases = std::move(cases);
@@ -69,6 +71,55 @@ std::string ratio_cell(const RungResult& r, std::int64_t rows, std::int64_t d) {
   return "-";
 }
 
+// The seeded-input rungs: the full grid for each op's default variant, a large-eps rung, and the
+// small shapes for every other variant.
+std::vector<Rung> grid_rungs(const std::vector<std::string>& ops, const std::string& dtype, bool quick) {
+  std::vector<Rung> rungs;
+  for (const auto& op : ops)
+    for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
+      if (!dtype.empty() && label(dt) != dtype) continue;
+      std::vector<Case> grid;
+      for (auto rows : kRows)
+        if (!(quick && rows == 4096))
+          for (auto d : kHidden) grid.push_back({{"rows", rows}, {"d", d}});
+      for (auto [rows, d] : kSmallShapes) grid.push_back({{"rows", rows}, {"d", d}});
+      grid.push_back({{"rows", 0}, {"d", 64}});
+      rungs.push_back(kernel_rung(op, dt, {}, grid, 1e-5));
+      // eps large enough to matter: catches eps dropped or placed outside the sqrt.
+      rungs.push_back(kernel_rung(op, dt, {}, {{{"rows", 7}, {"d", 8}}, {{"rows", 83}, {"d", 769}}}, 0.1));
+      rungs.back().name += "_eps_large";
+      rungs.back().adds = "eps = 0.1: catches eps dropped or outside the sqrt";
+      std::vector<Case> small;
+      for (auto [rows, d] : kSmallShapes) small.push_back({{"rows", rows}, {"d", d}});
+      for (const auto& v : variants_of(op)) rungs.push_back(kernel_rung(op, dt, v, small, 1e-6));
+    }
+  return rungs;
+}
+
+// The fixture rungs for the selected ops and dtype, with every skipped case printed and counted.
+// Returns false (after printing why) for a malformed fixture file.
+bool add_fixture_rungs(const std::vector<std::string>& files, const std::vector<std::string>& ops,
+                       const std::string& dtype, std::vector<Rung>& rungs) {
+  fixtures::FixtureRungs fx;
+  try {
+    fx = fixtures::load_fixture_rungs(files.empty() ? fixtures::verify_fixture_paths() : files);
+  } catch (const fixtures::FixtureError& e) {
+    std::cerr << "ladder verify: " << e.what() << "\n";
+    return false;
+  }
+  std::size_t kept = 0;
+  for (auto& r : fx.rungs)
+    if (std::count(ops.begin(), ops.end(), r.kernel->op) && (dtype.empty() || label(r.kernel->dtype) == dtype)) {
+      rungs.push_back(std::move(r));
+      ++kept;
+    }
+  std::cout << fmt::format("fixture cases: {} read, {} mapped to {} rungs ({} selected), {} skipped\n", fx.cases,
+                           fx.mapped_cases, fx.rungs.size(), kept, fx.skipped.size());
+  for (const auto& s : fx.skipped)
+    std::cout << fmt::format("  skipped fixture case {} ({}): {}\n", s.case_id, s.file, s.reason);
+  return true;
+}
+
 }  // namespace
 
 void add_verify(CLI::App& app, int& exit_code) {
@@ -78,6 +129,8 @@ void add_verify(CLI::App& app, int& exit_code) {
     std::vector<std::string> ops;
     std::string dtype;
     bool quick = false;
+    std::vector<std::string> fixture_files;
+    bool no_fixtures = false, fixtures_only = false;
   };
   auto st = std::make_shared<State>();
   st->common.runner.timeout_s = 300;
@@ -85,6 +138,10 @@ void add_verify(CLI::App& app, int& exit_code) {
   cmd->add_option("kernels", st->ops, "ops to verify (default: all)");
   cmd->add_option("--dtype", st->dtype, "only this dtype (f32, f16, bf16)");
   cmd->add_flag("--quick", st->quick, "leave out the 4096-row shapes");
+  cmd->add_option("--fixtures", st->fixture_files,
+                  "fixture files whose cases run on their own inputs (default: fixtures/*.json)");
+  auto* no_fx = cmd->add_flag("--no-fixtures", st->no_fixtures, "leave out the fixture cases");
+  cmd->add_flag("--fixtures-only", st->fixtures_only, "run only the fixture cases")->excludes(no_fx);
   cmd->callback([st, &exit_code] {
     const auto all_ops = kernels::ops();
     std::vector<std::string> ops;
@@ -97,24 +154,11 @@ void add_verify(CLI::App& app, int& exit_code) {
         return;
       }
     std::vector<Rung> rungs;
-    for (const auto& op : ops)
-      for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
-        if (!st->dtype.empty() && label(dt) != st->dtype) continue;
-        std::vector<Case> grid;
-        for (auto rows : kRows)
-          if (!(st->quick && rows == 4096))
-            for (auto d : kHidden) grid.push_back({{"rows", rows}, {"d", d}});
-        for (auto [rows, d] : kSmallShapes) grid.push_back({{"rows", rows}, {"d", d}});
-        grid.push_back({{"rows", 0}, {"d", 64}});
-        rungs.push_back(kernel_rung(op, dt, {}, grid, 1e-5));
-        // eps large enough to matter: catches eps dropped or placed outside the sqrt.
-        rungs.push_back(kernel_rung(op, dt, {}, {{{"rows", 7}, {"d", 8}}, {{"rows", 83}, {"d", 769}}}, 0.1));
-        rungs.back().name += "_eps_large";
-        rungs.back().adds = "eps = 0.1: catches eps dropped or outside the sqrt";
-        std::vector<Case> small;
-        for (auto [rows, d] : kSmallShapes) small.push_back({{"rows", rows}, {"d", d}});
-        for (const auto& v : variants_of(op)) rungs.push_back(kernel_rung(op, dt, v, small, 1e-6));
-      }
+    if (!st->fixtures_only) rungs = grid_rungs(ops, st->dtype, st->quick);
+    if (!st->no_fixtures && !add_fixture_rungs(st->fixture_files, ops, st->dtype, rungs)) {
+      exit_code = kExitHarness;
+      return;
+    }
     install_interrupt_handler();
     RunDocument doc;
     doc.command = command_line();
@@ -122,7 +166,8 @@ void add_verify(CLI::App& app, int& exit_code) {
     doc.ladder_file = "(production kernels)";
     run_and_print(rungs, st->common, doc);
 
-    std::cout << "\nworst error / bound per shape (default variants; rows down, d across):\n";
+    if (!st->fixtures_only)
+      std::cout << "\nworst error / bound per shape (default variants; rows down, d across):\n";
     for (const auto& r : doc.rungs) {
       if (r.adds != "default variant, full grid") continue;
       std::cout << fmt::format("{}\n  {:>6}", r.name, "rows");

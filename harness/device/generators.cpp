@@ -7,6 +7,7 @@
 
 #include "harness/core/element.h"
 #include "harness/core/parallel.h"
+#include "harness/device/fixture_inputs.h"
 
 namespace ladder {
 namespace {
@@ -31,6 +32,7 @@ std::uint64_t mix_seed(std::uint64_t seed, const std::string& text) {
 }
 
 std::vector<std::byte> generate(const ConcreteBuffer& b, std::uint64_t seed) {
+  if (is_fixture_init(b.init)) return fill_from_fixture(b);  // exact values; the seed plays no part
   const std::size_t esize = size_of(b.dtype);
   std::vector<std::byte> out(static_cast<std::size_t>(b.storage_elements()) * esize);
   SplitMix64 rng{mix_seed(seed, b.name)};
@@ -49,7 +51,7 @@ std::vector<std::byte> generate(const ConcreteBuffer& b, std::uint64_t seed) {
   }
   if (kind != "normal" && kind != "uniform" && kind != "ones" && kind != "arange" && kind != "constant")
     throw std::invalid_argument(fmt::format(
-        "buffer {}: unknown init '{}' (known: normal, uniform, ones, arange, constant:V)", b.name, b.init));
+        "buffer {}: unknown init '{}' (known: normal, uniform, ones, arange, constant:V, fixture:FILE#CASE/INPUT)", b.name, b.init));
   // Each block of kBlock logical elements has its own stream, so the bytes are the same however
   // many threads fill them.
   constexpr std::int64_t kBlock = 1 << 16;

@@ -10,8 +10,9 @@
 
 namespace ladder {
 
-// Fills the storage of `b` (row_stride layout; gaps get zeros) from b.init.
-// Throws std::invalid_argument for an unknown generator name.
+// Fills the storage of `b` (row_stride layout; gaps get zeros) from b.init: a generator, or
+// "fixture:FILE#CASE/INPUT" for a fixture case's exact values (harness/device/fixture_inputs.h).
+// Throws std::invalid_argument for an unknown generator name or a bad fixture reference.
 std::vector<std::byte> generate(const ConcreteBuffer& b, std::uint64_t seed);
 
 // The logical elements of a buffer's storage as doubles (gaps skipped).

@@ -210,7 +210,7 @@ Rung parse_rung(const Node& n, const std::string& base_dir) {
   if (n.has("kernel")) {
     const Node k = n.at("kernel");
     k.require_object();
-    k.only_keys({"op", "dtype", "variant"});
+    k.only_keys({"op", "dtype", "variant", "inits"});
     KernelRef ref;
     ref.op = k.at("op").str();
     auto dt = parse_dtype(k.has("dtype") ? k.at("dtype").str() : "f32");
@@ -221,6 +221,12 @@ Rung parse_rung(const Node& n, const std::string& base_dir) {
       v.require_object();
       for (auto it = v.j.begin(); it != v.j.end(); ++it)
         ref.variant[it.key()] = Node{it.value(), v.path + "/" + it.key(), v.file}.str();
+    }
+    if (k.has("inits")) {
+      const Node v = k.at("inits");
+      v.require_object();
+      for (auto it = v.j.begin(); it != v.j.end(); ++it)
+        ref.inits[it.key()] = Node{it.value(), v.path + "/" + it.key(), v.file}.str();
     }
     r.kernel = ref;
   } else {

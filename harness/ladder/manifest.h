@@ -42,6 +42,9 @@ struct KernelRef {  // a production kernel from harness/kernels/catalog
   std::string op;
   DType dtype = DType::F32;
   std::map<std::string, std::string> variant;  // e.g. {"weight":"gemma"}, {"convention":"B"}
+  // Input buffer name -> generator spec, replacing the planner's own (e.g. "constant:1e4", or
+  // "fixture:FILE#CASE_ID/INPUT" to run the kernel on a fixture case's exact inputs).
+  std::map<std::string, std::string> inits;
 };
 
 struct Rung {

@@ -22,6 +22,7 @@ json rung_to_json(const Rung& r) {
   if (r.timeout_s > 0) j["timeout_s"] = r.timeout_s;
   if (r.kernel) {
     j["kernel"] = {{"op", r.kernel->op}, {"dtype", std::string(label(r.kernel->dtype))}, {"variant", r.kernel->variant}};
+    if (!r.kernel->inits.empty()) j["kernel"]["inits"] = r.kernel->inits;
     return j;
   }
   j["source"] = r.source;
