@@ -1,5 +1,10 @@
 #include "harness/checks/coverage.h"
 
+#include <cmath>
+#include <limits>
+
+#include "harness/checks/evaluate.h"
+
 #include <cstring>
 
 #include "tests/catch.h"
@@ -123,4 +128,20 @@ TEST_CASE("determinism compares logical elements, not the gaps between strided r
   const auto d = compare_logical(b, a, changed);
   CHECK(d.bytes == 4 * 4);
   CHECK(d.summary == "y: 4 element(s) changed, first at [0, 0]");
+}
+
+TEST_CASE("a reference past the output dtype's range is compared as the infinity it stores",
+          "[coverage]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  // f16: 65519 still rounds to 65504; 65520 and above overflow.
+  const auto f16 = ladder::stored_reference(ladder::DType::F16, {80000, -80000, 65519, 65520, 1.5});
+  CHECK(f16[0] == inf);
+  CHECK(f16[1] == -inf);
+  CHECK(f16[2] == 65519);
+  CHECK(f16[3] == inf);
+  CHECK(f16[4] == 1.5);
+  // bf16 and f32 hold 80000; f32 overflows past about 3.4e38.
+  CHECK(ladder::stored_reference(ladder::DType::BF16, {80000})[0] == 80000);
+  CHECK(ladder::stored_reference(ladder::DType::F32, {1e39})[0] == inf);
+  CHECK(std::isnan(ladder::stored_reference(ladder::DType::F16, {std::nan("")})[0]));
 }

@@ -1,5 +1,12 @@
 #include "harness/core/verdict.h"
 
+#include <cmath>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/result.h"
+
 #include "tests/catch.h"
 
 using namespace ladder;
@@ -38,4 +45,23 @@ TEST_CASE("failure reasons and stages round-trip", "[verdict]") {
     REQUIRE(parse_fail_reason(label(r)) == r);
   for (auto s : {Stage::Source, Stage::Image, Stage::Load, Stage::Buffers, Stage::Launch, Stage::Checks, Stage::Done})
     REQUIRE(parse_stage(label(s)) == s);
+}
+
+TEST_CASE("a non-finite worst ratio survives the child's result line", "[verdict]") {
+  ladder::CaseResult c;
+  c.failure = ladder::FailReason::Mismatch;
+  c.evidence = "h: 1 of 144 over bound";
+  const double inf = std::numeric_limits<double>::infinity();
+  c.numerics.push_back({"h", "worst inf", inf, inf});
+  c.numerics.push_back({"y", "worst nan", std::numeric_limits<double>::quiet_NaN(), -inf});
+  const auto text = nlohmann::json(c).dump();
+  const auto back = nlohmann::json::parse(text).get<ladder::CaseResult>();
+  REQUIRE(back.numerics.size() == 2);
+  CHECK(std::isinf(back.numerics[0].worst_ratio));
+  CHECK(back.numerics[0].worst_ratio > 0);
+  CHECK(std::isnan(back.numerics[1].worst_ratio));
+  CHECK(back.numerics[1].worst_error == -inf);
+  nlohmann::json bad = nlohmann::json(c);
+  bad["numerics"][0]["worst_ratio"] = "huge";
+  CHECK_THROWS_WITH(bad.get<ladder::CaseResult>(), ladder_test::has_substr("huge"));
 }

@@ -24,4 +24,9 @@ CaseEvidence evaluate_case(const KernelLaunch& launch, bool deterministic,
                            const std::map<std::string, Readback>& run_a,
                            const std::map<std::string, Readback>& run_b);
 
+// What a correct kernel stores for each fp64 reference value in a buffer of `dtype`: a finite
+// value past the dtype's range overflows to +-inf under round-to-nearest, so it becomes that
+// infinity; every other value is returned unchanged (the tolerance covers the final rounding).
+std::vector<double> stored_reference(DType dtype, const std::vector<double>& ref);
+
 }  // namespace ladder

@@ -1,5 +1,9 @@
 #include "harness/core/result.h"
 
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -12,14 +16,36 @@ std::string shape_text(const std::map<std::string, std::int64_t>& shape) {
   return s;
 }
 
+namespace {
+// JSON has no Inf or NaN (nlohmann writes them as null), and an element that should be finite
+// but is not makes the worst ratio infinite: such numbers travel as the strings "inf", "-inf"
+// and "nan", so that a mismatch stays a mismatch rather than a malformed result line.
+json number_json(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+double number_from_json(const json& j) {
+  if (!j.is_string()) return j.get<double>();
+  const std::string s = j.get<std::string>();
+  if (s == "inf") return std::numeric_limits<double>::infinity();
+  if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  throw std::invalid_argument("expected a number, \"inf\", \"-inf\" or \"nan\", got \"" + s + "\"");
+}
+}  // namespace
+
 void to_json(json& j, const NumericsSummary& n) {
-  j = {{"buffer", n.buffer}, {"summary", n.summary}, {"worst_ratio", n.worst_ratio}, {"worst_error", n.worst_error}};
+  j = {{"buffer", n.buffer},
+       {"summary", n.summary},
+       {"worst_ratio", number_json(n.worst_ratio)},
+       {"worst_error", number_json(n.worst_error)}};
 }
 void from_json(const json& j, NumericsSummary& n) {
   n.buffer = j.at("buffer").get<std::string>();
   n.summary = j.at("summary").get<std::string>();
-  n.worst_ratio = j.at("worst_ratio").get<double>();
-  n.worst_error = j.value("worst_error", 0.0);
+  n.worst_ratio = number_from_json(j.at("worst_ratio"));
+  n.worst_error = j.contains("worst_error") ? number_from_json(j.at("worst_error")) : 0.0;
 }
 
 void to_json(json& j, const CaseResult& c) {
