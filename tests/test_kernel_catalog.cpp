@@ -138,6 +138,8 @@ TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[ke
   // Odd d: a spare chunk for the row's phase, and most threads busy.
   const auto odd = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 8192}, {"d", 2049}});
   CHECK(odd.front().block[0] >= 96);
+  // ... with three chunks a thread, the measured best for 16-bit rows off the 16-byte grid.
+  CHECK(odd.front().entry.find(", 3, ") != std::string::npos);
   // A decode row spreads over many threads.
   const auto decode = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 1}, {"d", 4096}});
   CHECK(decode.front().block[0] >= 256);

@@ -132,8 +132,13 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   auto strides = row_strides(op, c, own, strided, s.d);
   if (h_over_r) strides["h"] = strides["r"];
   if (y_over_x) strides["y"] = strides["x"];
-  RowGeometry g =
-      choose_row_geometry(elem, s.rows, s.d, strides_misaligned(strides, elem), limits, forced);
+  const bool misaligned = strides_misaligned(strides, elem);
+  // Rows off the 16-byte grid (d = 2049) run a phase-shifted tile with a spare chunk, and a
+  // 16-bit thread with three chunks, despite its small spill, measured fastest there
+  // (sweep-items-forward.txt, 8192x2049: 0.54 of the copy ceiling at ITEMS 3, 0.46 at 2).
+  RowLimits row_limits = limits;
+  if (misaligned && elem == 2) row_limits.spill_free_values_16bit = 24;
+  RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, row_limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
 
   KernelLaunch L;
