@@ -55,10 +55,18 @@ for s in "$@"; do
              for op in rmsnorm add_rmsnorm layernorm; do
                PYTHONUNBUFFERED=1 timeout 200 python3 "$root/scripts/gen_fixtures.py" --gpu --ops "$op" --out-dir "$out/gpu" 2>&1 | grep -v Warning | tail -3
              done ;;
-    sweep)   step "bench sweep of ITEMS for bf16 forward (tuning data)"
-             for op in rmsnorm add_rmsnorm; do for items in 1 2 4; do
-               "$bin" bench "$op" --dtype bf16 --shape 16384x4096 --shape 8192x2049 --variant items=$items 2>&1 | grep ladder
-             done; done ;;
+    sweep)   step "bench sweeps of ITEMS (every op) and rows per block (forward): tuning data"
+             for op in rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd; do
+               for dt in bf16 f32; do for items in 1 2 3 4 8; do
+                 "$bin" bench "$op" --dtype $dt --shape 16384x4096 --shape 8192x2049 --shape 4096x16384 \
+                   --variant items=$items 2>&1 | grep " ladder" | sed "s/^/items=$items /"
+               done; done
+             done > "$out/sweep-items.txt"
+             for op in rmsnorm add_rmsnorm layernorm; do for dt in bf16 f32; do for rpb in 1 2 4; do
+               "$bin" bench "$op" --dtype $dt --shape 16384x4096 --shape 65536x1024 --variant rpb=$rpb \
+                 2>&1 | grep " ladder" | sed "s/^/rpb=$rpb /"
+             done; done; done > "$out/sweep-rpb.txt"
+             awk '{print $1, $2, $3, $4, $5, $NF}' "$out/sweep-items.txt" "$out/sweep-rpb.txt" ;;
     unit)    step "unit tests built by the device's own toolchain (Catch2 v3)"
              [ -n "${build_pid:-}" ] && wait "$build_pid"
              grep -E "error|real" /tmp/build.txt | head -10
