@@ -39,10 +39,10 @@ __global__ void __launch_bounds__(1024)
     uint4 xs[ITEMS], gs[ITEMS], bs[ITEMS];
     float acc[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
-      norm::load_tile<T, ITEMS, false, true>(xr, t, access.vec, access.phase, cols, xs);
+      norm::load_tile<T, ITEMS, norm::Load::EvictFirst>(xr, t, access.vec, access.phase, cols, xs);
       if (kEarlyAffine && tiles == 1) {
-        if (gamma != nullptr) norm::load_tile<T, ITEMS, true>(gamma, 0, gamma_vec, access.phase, cols, gs);
-        if (beta != nullptr) norm::load_tile<T, ITEMS, true>(beta, 0, beta_vec, access.phase, cols, bs);
+        if (gamma != nullptr) norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(gamma, 0, gamma_vec, access.phase, cols, gs);
+        if (beta != nullptr) norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(beta, 0, beta_vec, access.phase, cols, bs);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(1024)
 
     acc[0] = 0.f;
     for (int t = 0; t < tiles; ++t) {
-      if (tiles > 1) norm::load_tile<T, ITEMS, false, true>(xr, t, access.vec, access.phase, cols, xs);
+      if (tiles > 1) norm::load_tile<T, ITEMS, norm::Load::EvictFirst>(xr, t, access.vec, access.phase, cols, xs);
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(1024)
     }
 
     for (int t = 0; t < tiles; ++t) {
-      if (tiles > 1) norm::load_tile<T, ITEMS, false, true>(xr, t, access.vec, access.phase, cols, xs);
+      if (tiles > 1) norm::load_tile<T, ITEMS, norm::Load::EvictFirst>(xr, t, access.vec, access.phase, cols, xs);
       const bool early = kEarlyAffine && tiles == 1;
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -90,13 +90,13 @@ __global__ void __launch_bounds__(1024)
         for (int e = 0; e < kVec; ++e) v[e] = (v[e] - mu) * inv_std;
         if (gamma != nullptr) {
           float g[kVec];
-          E::unpack(early ? gs[i] : norm::load_chunk_packed<T, true>(gamma, c0, cols, gamma_vec), g);
+          E::unpack(early ? gs[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(gamma, c0, cols, gamma_vec), g);
 #pragma unroll
           for (int e = 0; e < kVec; ++e) v[e] *= g[e];
         }
         if (beta != nullptr) {
           float b[kVec];
-          E::unpack(early ? bs[i] : norm::load_chunk_packed<T, true>(beta, c0, cols, beta_vec), b);
+          E::unpack(early ? bs[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(beta, c0, cols, beta_vec), b);
 #pragma unroll
           for (int e = 0; e < kVec; ++e) v[e] += b[e];
         }

@@ -40,14 +40,14 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
   const bool gamma_vec = norm::offset_in_chunk(gamma) == 0;
   uint4 gs[ITEMS];
   if (hold_gamma && gamma != nullptr)
-    norm::load_tile<T, ITEMS, true>(gamma, 0, gamma_vec, 0, d, gs);
+    norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(gamma, 0, gamma_vec, 0, d, gs);
   // g = dy * gamma (dy without gamma) for item i of tile t.
   auto grad = [&](int t, int i, const uint4& dy_raw, float (&g)[kVec]) {
     E::unpack(dy_raw, g);
     if (gamma == nullptr) return;
     float gm[kVec];
     E::unpack(hold_gamma ? gs[i]
-                         : norm::load_chunk_packed<T, true>(
+                         : norm::load_chunk_packed<T, norm::Load::ReadOnly>(
                                gamma, norm::chunk_column<T, ITEMS>(t, i, 0), d, gamma_vec),
               gm);
 #pragma unroll

@@ -130,11 +130,10 @@ __device__ __forceinline__ void store_chunk(T* row, int c0, int d, bool vec,
                                             const float (&v)[Elem<T>::kVec]) {
   constexpr int kVec = Elem<T>::kVec;
   if (vec && c0 >= 0 && c0 + kVec <= d) {
-    uint4* p = reinterpret_cast<uint4*>(row + c0);
     if constexpr (EVICT_FIRST) {
-      __stcs(p, Elem<T>::pack(v));
+      __stcs(reinterpret_cast<uint4*>(row + c0), Elem<T>::pack(v));
     } else {
-      *p = Elem<T>::pack(v);
+      *reinterpret_cast<uint4*>(row + c0) = Elem<T>::pack(v);
     }
   } else {
     // Rolled, through the packed bits: edge chunks are rare (see gather_chunk).
@@ -264,20 +263,18 @@ __device__ __forceinline__ uint4 gather_chunk(const T* row, int c0, int d) {
 
 // One chunk, packed: a 16-byte load where legal, else gathered. For weights read chunk by chunk
 // after the reduction (they hit L1), where holding a whole tile of them would cost registers.
-template <typename T, bool READ_ONLY = false>
+template <typename T, Load KIND = Load::Plain>
 __device__ __forceinline__ uint4 load_chunk_packed(const T* row, int c0, int d, bool vec) {
-  if (vec && c0 >= 0 && c0 + Elem<T>::kVec <= d) {
-    const uint4* p = reinterpret_cast<const uint4*>(row + c0);
-    return load16<READ_ONLY ? Load::ReadOnly : Load::Plain>(p);
-  }
-  return gather_chunk<T, READ_ONLY>(row, c0, d);
+  if (vec && c0 >= 0 && c0 + Elem<T>::kVec <= d)
+    return load16<KIND>(reinterpret_cast<const uint4*>(row + c0));
+  return gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
 }
 
 // Loads the ITEMS chunks a thread owns in tile `tile`, packed as stored (4 registers per chunk
 // whatever T is). Every 16-byte load of the tile is issued before any chunk is used or any edge
 // chunk is gathered: were each load followed by its use, as a per-chunk branch makes the compiler
 // do, the thread would wait one full memory latency per chunk instead of one per tile.
-template <typename T, int ITEMS, bool READ_ONLY = false, bool EVICT_FIRST = false>
+template <typename T, int ITEMS, Load KIND = Load::Plain>
 __device__ __forceinline__ void load_tile(const T* row, int tile, bool vec, int phase, int d,
                                           uint4 (&raw)[ITEMS]) {
   constexpr int kVec = Elem<T>::kVec;
@@ -288,8 +285,7 @@ __device__ __forceinline__ void load_tile(const T* row, int tile, bool vec, int 
   if (vec && first >= 0 && last + kVec <= d) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
-      const uint4* p = reinterpret_cast<const uint4*>(row + chunk_column<T, ITEMS>(tile, i, phase));
-      raw[i] = load16<READ_ONLY ? Load::ReadOnly : EVICT_FIRST ? Load::EvictFirst : Load::Plain>(p);
+      raw[i] = load16<KIND>(reinterpret_cast<const uint4*>(row + chunk_column<T, ITEMS>(tile, i, phase)));
     }
     return;
   }
@@ -300,17 +296,14 @@ __device__ __forceinline__ void load_tile(const T* row, int tile, bool vec, int 
   for (int i = 0; i < ITEMS; ++i) {
     const int c0 = chunk_column<T, ITEMS>(tile, i, phase);
     full[i] = vec && c0 >= 0 && c0 + kVec <= d;
-    if (full[i]) {
-      const uint4* p = reinterpret_cast<const uint4*>(row + c0);
-      raw[i] = load16<READ_ONLY ? Load::ReadOnly : EVICT_FIRST ? Load::EvictFirst : Load::Plain>(p);
-    }
+    if (full[i]) raw[i] = load16<KIND>(reinterpret_cast<const uint4*>(row + c0));
   }
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     if (full[i]) continue;
     const int c0 = chunk_column<T, ITEMS>(tile, i, phase);
     raw[i] = (c0 >= d || c0 + kVec <= 0) ? make_uint4(0u, 0u, 0u, 0u)
-                                         : gather_chunk<T, READ_ONLY>(row, c0, d);
+                                         : gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
   }
 }
 

@@ -129,11 +129,11 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
   // per block (where registers allow); otherwise each is read before its use, from L1.
   constexpr bool kHoldW = ONE && kRowChunks <= 8;
   uint4 ws[ITEMS];
-  if (kHoldW && w != nullptr) load_tile<T, ITEMS, true>(w, 0, w_vec, 0, d, ws);
+  if (kHoldW && w != nullptr) load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_vec, 0, d, ws);
   auto weight = [&](int t, int i) -> uint4 {
     if (w == nullptr) return make_uint4(0u, 0u, 0u, 0u);  // unused: never read through null
     if constexpr (kHoldW) return ws[i];
-    return load_chunk_packed<T, true>(w, chunk_column<T, ITEMS>(t, i, 0), d, w_vec);
+    return load_chunk_packed<T, norm::Load::ReadOnly>(w, chunk_column<T, ITEMS>(t, i, 0), d, w_vec);
   };
   const RowLoop loop;
   RmsBwdRow<T> p;
