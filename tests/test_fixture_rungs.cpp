@@ -15,6 +15,7 @@
 #include "harness/device/generators.h"
 #include "harness/fixtures/fixture_rungs.h"
 #include "harness/isolate/plan.h"
+#include "harness/kernels/plan_builder.h"
 #include "harness/ladder/serialize.h"
 #include "oracles/half.h"
 #include "tests/catch.h"
@@ -75,7 +76,7 @@ std::string error_of(const std::function<void()>& f) {
 }  // namespace
 
 TEST_CASE("every committed fixture case maps to verify rungs or is skipped with a reason", "[fixtures][verify]") {
-  const auto paths = fixtures::verify_fixture_paths();
+  const auto paths = fixtures::fixture_paths(false);
   REQUIRE(paths.size() == 3);  // add_rmsnorm, layernorm, rmsnorm; fixtures/gpu/ is left out
   const auto fx = fixtures::load_fixture_rungs(paths);
   std::size_t cases = 0, fused_forward = 0;
@@ -128,7 +129,7 @@ TEST_CASE("a fixture case the kernel refuses is skipped with the kernel's reason
 }
 
 TEST_CASE("fixture-backed buffers hold exactly the fixture's values", "[fixtures][verify]") {
-  const auto fx = fixtures::load_fixture_rungs(fixtures::verify_fixture_paths());
+  const auto fx = fixtures::load_fixture_rungs(fixtures::fixture_paths(false));
   std::size_t checked = 0, large = 0;
   for (const auto& r : fx.rungs) {
     // The specials and one sweep case per op keep this quick while covering every dtype and input.
@@ -158,14 +159,8 @@ TEST_CASE("fixture-backed buffers hold exactly the fixture's values", "[fixtures
 
 TEST_CASE("fixture values land in strided storage with zero gaps", "[fixtures][verify]") {
   const std::string file = tiny_fixture("strided.json", {1e-5});
-  ConcreteBuffer b;
-  b.name = "x";
-  b.dtype = DType::F16;
-  b.rows = 2;
-  b.cols = 4;
-  b.row_stride = 7;
-  b.shape = {2, 4};
-  b.init = fixture_init(file, "rmsnorm/f16/tiny-0", "x");
+  const ConcreteBuffer b = ladder::kernels::detail::matrix("x", BufferRole::Input, DType::F16, 2, 4, 7,
+                                                           fixture_init(file, "rmsnorm/f16/tiny-0", "x"));
   const auto bytes = generate(b, 0);
   REQUIRE(bytes.size() == (7 + 4) * 2u);
   const auto values = logical_values(b, bytes);
@@ -176,13 +171,7 @@ TEST_CASE("fixture values land in strided storage with zero gaps", "[fixtures][v
 
 TEST_CASE("bad fixture references give errors naming file, case and what was expected", "[fixtures][verify]") {
   const std::string file = tiny_fixture("errors.json", {1e-5});
-  ConcreteBuffer b;
-  b.name = "x";
-  b.dtype = DType::F16;
-  b.rows = 2;
-  b.cols = 4;
-  b.row_stride = 4;
-  b.shape = {2, 4};
+  ConcreteBuffer b = ladder::kernels::detail::matrix("x", BufferRole::Input, DType::F16, 2, 4, 4, "normal");
   auto fill = [&](const std::string& init, DType dt = DType::F16) {
     b.init = init;
     b.dtype = dt;

@@ -24,7 +24,7 @@ namespace {
 const std::vector<FixtureFile>& committed() {
   static const std::vector<FixtureFile> files = [] {
     std::vector<FixtureFile> out;
-    for (const auto& path : default_fixture_paths()) out.push_back(load_fixture(path));
+    for (const auto& path : fixture_paths(true)) out.push_back(load_fixture(path));
     return out;
   }();
   return files;

@@ -75,7 +75,7 @@ json time_plans(const std::vector<KernelLaunch>& plans, isolate::ImageSet& image
   DeviceBuffers buffers(plans.front().buffers);
   std::map<std::string, std::vector<std::byte>> inputs;
   for (const auto& b : plans.front().buffers)
-    if ((b.role == BufferRole::Input || b.role == BufferRole::InOut) && b.alias_of.empty())
+    if (b.is_filled_input())
       inputs.emplace(b.name, generate(b, mix_seed(plans.front().seed, b.name)));
   buffers.prepare(inputs, kSentinelA);
   auto launches = pack(plans, images, buffers);

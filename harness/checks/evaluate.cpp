@@ -103,7 +103,7 @@ CaseEvidence evaluate_case(const KernelLaunch& k, bool deterministic,
   if (!oracle) throw std::invalid_argument(fmt::format("unknown oracle '{}'", k.oracle));
   OracleInput in{k, {}};
   for (const auto& b : k.buffers)
-    if ((b.role == BufferRole::Input || b.role == BufferRole::InOut) && b.alias_of.empty())
+    if (b.is_filled_input())
       in.initial.emplace(b.name, HostTensor{b, logical_values(b, host_inputs.at(b.name))});
   const auto expected = (*oracle)(in);
   std::string worst;

@@ -102,7 +102,8 @@ bool add_fixture_rungs(const std::vector<std::string>& files, const std::vector<
                        const std::string& dtype, std::vector<Rung>& rungs) {
   fixtures::FixtureRungs fx;
   try {
-    fx = fixtures::load_fixture_rungs(files.empty() ? fixtures::verify_fixture_paths() : files);
+    // Not fixtures/gpu/: it holds the same inputs and case ids, with GPU-made references.
+    fx = fixtures::load_fixture_rungs(files.empty() ? fixtures::fixture_paths(false) : files);
   } catch (const fixtures::FixtureError& e) {
     std::cerr << "ladder verify: " << e.what() << "\n";
     return false;

@@ -1,11 +1,11 @@
 #include "harness/core/result.h"
 
-#include <cmath>
-#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "harness/core/json_number.h"
 
 namespace ladder {
 using nlohmann::json;
@@ -17,35 +17,26 @@ std::string shape_text(const std::map<std::string, std::int64_t>& shape) {
 }
 
 namespace {
-// JSON has no Inf or NaN (nlohmann writes them as null), and an element that should be finite
-// but is not makes the worst ratio infinite: such numbers travel as the strings "inf", "-inf"
-// and "nan", so that a mismatch stays a mismatch rather than a malformed result line.
-json number_json(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
-double number_from_json(const json& j) {
-  if (!j.is_string()) return j.get<double>();
-  const std::string s = j.get<std::string>();
-  if (s == "inf") return std::numeric_limits<double>::infinity();
-  if (s == "-inf") return -std::numeric_limits<double>::infinity();
-  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-  throw std::invalid_argument("expected a number, \"inf\", \"-inf\" or \"nan\", got \"" + s + "\"");
+// A worst ratio is infinite when an element that should be finite is not: it must still travel,
+// or the mismatch would arrive as a malformed result line.
+double number_at(const json& j, const char* key) {
+  const auto v = number_from_json(j.at(key));
+  if (!v) throw std::invalid_argument(std::string(key) + ": expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", got " + j.at(key).dump());
+  return *v;
 }
 }  // namespace
 
 void to_json(json& j, const NumericsSummary& n) {
   j = {{"buffer", n.buffer},
        {"summary", n.summary},
-       {"worst_ratio", number_json(n.worst_ratio)},
-       {"worst_error", number_json(n.worst_error)}};
+       {"worst_ratio", number_to_json(n.worst_ratio)},
+       {"worst_error", number_to_json(n.worst_error)}};
 }
 void from_json(const json& j, NumericsSummary& n) {
   n.buffer = j.at("buffer").get<std::string>();
   n.summary = j.at("summary").get<std::string>();
-  n.worst_ratio = number_from_json(j.at("worst_ratio"));
-  n.worst_error = j.contains("worst_error") ? number_from_json(j.at("worst_error")) : 0.0;
+  n.worst_ratio = number_at(j, "worst_ratio");
+  n.worst_error = j.contains("worst_error") ? number_at(j, "worst_error") : 0.0;
 }
 
 void to_json(json& j, const CaseResult& c) {

@@ -30,11 +30,23 @@ const fixtures::FixtureFile& cached_fixture(const std::string& path) {
   return *it->second;
 }
 
-const fixtures::Case& find_case(const fixtures::FixtureFile& f, const FixtureInputRef& ref) {
+const fixtures::Case& find_case(const FixtureInputRef& ref) {
+  const fixtures::FixtureFile& f = cached_fixture(ref.file);
   for (const auto& c : f.cases)
     if (c.id == ref.case_id) return c;
   throw std::invalid_argument(fmt::format("fixture input: {}: expected a case with id '{}' (the file has {} cases)",
                                           ref.file, ref.case_id, f.cases.size()));
+}
+
+const std::vector<double>& input_of(const fixtures::Case& c, const FixtureInputRef& ref) {
+  auto it = c.inputs.find(ref.input);
+  if (it == c.inputs.end()) {
+    std::string names;
+    for (const auto& [name, _] : c.inputs) names += (names.empty() ? "" : ", ") + name;
+    throw std::invalid_argument(fmt::format("fixture input: {}: case '{}': expected an input named '{}' (it has: {})",
+                                            ref.file, ref.case_id, ref.input, names));
+  }
+  return it->second;
 }
 
 }  // namespace
@@ -60,21 +72,13 @@ FixtureInputRef parse_fixture_init(const std::string& init) {
 }
 
 const std::vector<double>& fixture_input_values(const FixtureInputRef& ref) {
-  const fixtures::Case& c = find_case(cached_fixture(ref.file), ref);
-  auto it = c.inputs.find(ref.input);
-  if (it == c.inputs.end()) {
-    std::string names;
-    for (const auto& [name, _] : c.inputs) names += (names.empty() ? "" : ", ") + name;
-    throw std::invalid_argument(fmt::format("fixture input: {}: case '{}': expected an input named '{}' (it has: {})",
-                                            ref.file, ref.case_id, ref.input, names));
-  }
-  return it->second;
+  return input_of(find_case(ref), ref);
 }
 
 std::vector<std::byte> fill_from_fixture(const ConcreteBuffer& b) {
   const FixtureInputRef ref = parse_fixture_init(b.init);
-  const std::vector<double>& values = fixture_input_values(ref);
-  const fixtures::Case& c = find_case(cached_fixture(ref.file), ref);
+  const fixtures::Case& c = find_case(ref);
+  const std::vector<double>& values = input_of(c, ref);
   auto fail = [&](const std::string& expected) {
     throw std::invalid_argument(fmt::format("buffer {}: fixture input {}: case '{}', input '{}': expected {}", b.name,
                                             ref.file, ref.case_id, ref.input, expected));

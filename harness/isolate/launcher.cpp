@@ -144,7 +144,7 @@ void run_case(const Rung& rung, const std::vector<KernelLaunch>& plans, ImageSet
   std::map<std::string, std::vector<std::byte>> host_inputs;
   const std::uint64_t case_seed = mix_seed(first.seed, shape_text(out.shape));
   for (const auto& b : first.buffers)
-    if ((b.role == BufferRole::Input || b.role == BufferRole::InOut) && b.alias_of.empty())
+    if (b.is_filled_input())
       host_inputs.emplace(b.name, generate(b, case_seed));
   DeviceBuffers buffers(first.buffers);
   out.ms["buffers"] = ms_since(t0);

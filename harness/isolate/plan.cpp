@@ -17,12 +17,12 @@ void apply_init_overrides(const Rung& rung, std::vector<KernelLaunch>& launches)
   if (inits.empty() || launches.empty()) return;
   std::string inputs;
   for (const auto& b : launches.front().buffers)
-    if ((b.role == BufferRole::Input || b.role == BufferRole::InOut) && b.alias_of.empty())
+    if (b.is_filled_input())
       inputs += (inputs.empty() ? "" : ", ") + b.name;
   for (const auto& [name, init] : inits) {
     bool found = false;
     for (const auto& b : launches.front().buffers)
-      found |= b.name == name && (b.role == BufferRole::Input || b.role == BufferRole::InOut) && b.alias_of.empty();
+      found |= b.name == name && b.is_filled_input();
     if (!found)
       throw std::invalid_argument(fmt::format("rung {}: kernel init for '{}': {} has no input buffer of that name "
                                               "(its inputs: {})", rung.name, name, rung.kernel->op, inputs));

@@ -22,6 +22,11 @@ struct ConcreteBuffer {
   std::string init = "normal";
   std::string alias_of;             // non-empty: shares memory with that buffer
   std::int64_t logical_elements() const { return rows * cols; }
+  // An input with memory of its own: the harness fills it (from `init`) before the launch and
+  // checks it for clobbering after. An alias shares the memory of the buffer it names.
+  bool is_filled_input() const {
+    return (role == BufferRole::Input || role == BufferRole::InOut) && alias_of.empty();
+  }
   std::int64_t storage_elements() const { return rows == 0 ? 0 : (rows - 1) * row_stride + cols; }
 };
 
