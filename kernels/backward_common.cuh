@@ -11,49 +11,83 @@
 namespace ladder {
 namespace norm {
 
-// The most threads a backward block may have (the kernels' __launch_bounds__); sizes the
-// shared buffer that joins a block's row groups.
+// The most threads a backward block may have (the kernels' __launch_bounds__).
 constexpr int kBackwardMaxThreads = 512;
 
-// Backward rows always use the unshifted chunk grid (phase 0), so a thread's columns are the same
-// in every row and its gradient sums can stay in registers. A row whose pointers are not all
-// 16-byte aligned is read and written element by element.
-__device__ __forceinline__ RowAccess aligned_access(const void* const* rows, int count) {
-  RowAccess a;
-  a.vec = true;
-  for (int k = 0; k < count; ++k) a.vec = a.vec && offset_in_chunk(rows[k]) == 0;
-  a.phase = 0;
+// A backward thread must own the same columns in every row, so that its weight-gradient sums can
+// stay in registers. Each row group therefore fixes one chunk grid for all its rows: the grid of
+// its first row, shifted by that row's phase (see norm_common.cuh), so rows of odd length still
+// take 16-byte accesses. The planner makes the grid's row step a whole number of 16-byte steps in
+// every tensor, so every later row of the group has the same phase; a row that does not (another
+// launcher's geometry) is gathered element by element on the same grid.
+// The kernels take this as a template parameter, SHIFTED: with SHIFTED = false every group uses
+// the unshifted grid (phase 0, a constant), which costs no registers; misaligned rows are then
+// gathered. Tracking a runtime phase costs registers that make some aligned kernels spill, so
+// the host picks SHIFTED = true only when the rows are misaligned.
+// rows[0] must not be null.
+template <typename T>
+__device__ __forceinline__ RowAccess grid_access(const void* const* rows, int count,
+                                                 int grid_phase) {
+  RowAccess a = row_access<T>(rows, count);
+  a.vec = a.vec && a.phase == grid_phase;
+  a.phase = grid_phase;
   return a;
 }
 
-// Joins the row groups of a block and writes partial[blockIdx.x][c] = sum over groups (in group
-// order) of acc for column c. Every thread of the block must call it (it has barriers); it runs
-// once per block, after the row loop.
+// The phase a row group fixes from its first row's pointers (first_rows). ONE (the row must fit
+// one tile): a phase that would push the row into a second tile falls back to 0.
 template <typename T, int ITEMS>
-__device__ __forceinline__ void write_block_partial(float* partial, int d,
+__device__ __forceinline__ int group_phase(const void* const* first_rows, int count, int d,
+                                           bool one) {
+  const RowAccess first = row_access<T>(first_rows, count);
+  const int phase = first.vec ? first.phase : 0;
+  return (one && tiles_for<T, ITEMS>(d, phase) != 1) ? 0 : phase;
+}
+
+// Access to a weight on the group's chunk grid. On the unshifted grid (phase a literal 0 in the
+// kernels instantiated with SHIFTED = false) a weight off the 16-byte grid is gathered rather
+// than read skewed: the skewed path's registers would make those kernels spill.
+template <typename T>
+__device__ __forceinline__ SkewedAccess weight_access(const void* w, int phase) {
+  SkewedAccess a = skewed_access<T>(w, phase);
+  if (phase == 0) {
+    a.vec = a.vec && a.skew == 0;
+    a.skew = 0;
+  }
+  return a;
+}
+
+// The first row of this thread's row group (row 0 for a group past the last row).
+__device__ __forceinline__ long long group_first_row(int rows) {
+  const long long row = static_cast<long long>(blockIdx.x) * blockDim.y + threadIdx.y;
+  return row < rows ? row : 0;
+}
+
+// Writes partial[blockIdx.x][c] = sum over the block's row groups (in group order) of acc for
+// column c. Row groups may sit on differently shifted grids, so they are joined column by column
+// in the partial row itself, one group after another; the barrier between groups also makes one
+// group's writes visible to the next. Every thread of the block must call it (it has barriers);
+// it runs once per block, after the row loop, and only for rows of one tile (every group covers
+// all d columns).
+template <typename T, int ITEMS>
+__device__ __forceinline__ void write_block_partial(float* partial, int d, int phase,
                                                     const float (&acc)[ITEMS][Elem<T>::kVec]) {
   constexpr int kVec = Elem<T>::kVec;
-  __shared__ float exchange[kBackwardMaxThreads * kVec];
-  const int tpr = blockDim.x;
-  const int groups = blockDim.y;
-  const int threads = tpr * groups;
-  const int tid = threadIdx.y * tpr + threadIdx.x;
   float* out = partial + static_cast<long long>(blockIdx.x) * d;
+  for (int g = 0; g < static_cast<int>(blockDim.y); ++g) {
+    if (static_cast<int>(threadIdx.y) == g) {
 #pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    __syncthreads();  // the previous item's reads are done
+      for (int i = 0; i < ITEMS; ++i) {
+        const int c0 = chunk_column<T, ITEMS>(0, i, phase);
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) exchange[threadIdx.y * tpr * kVec + threadIdx.x * kVec + e] =
-        acc[i][e];
-    __syncthreads();
-    // Column of exchange slot j in item i: (i * tpr) * kVec + j, the unshifted chunk grid.
-    for (int j = tid; j < tpr * kVec; j += threads) {
-      const int col = i * tpr * kVec + j;
-      if (col >= d) continue;
-      float sum = 0.f;
-      for (int g = 0; g < groups; ++g) sum += exchange[g * tpr * kVec + j];
-      out[col] = sum;
+        for (int e = 0; e < kVec; ++e) {
+          const int col = c0 + e;
+          if (col < 0 || col >= d) continue;
+          out[col] = g == 0 ? acc[i][e] : out[col] + acc[i][e];
+        }
+      }
     }
+    __syncthreads();
   }
 }
 

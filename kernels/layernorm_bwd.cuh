@@ -11,14 +11,15 @@
 
 namespace ladder {
 
-// ITEMS: 16-byte chunks per thread (host-chosen; README). Grid: a fixed number of blocks, each
-// looping over rows. dgamma_partial, dbeta_partial: [gridDim.x, d] fp32 scratch (nullable: no
-// affine parameters), reduced by column_sum<T>. gamma: nullable.
+namespace norm {
+
+// The kernel's body on the row group's chunk grid (phase: backward_common.cuh).
 template <typename T, int ITEMS>
-__global__ void __launch_bounds__(norm::kBackwardMaxThreads)
-    layernorm_bwd(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma,
-                  const T* dy, int rows, int d, int x_stride, int dy_stride, int dx_stride,
-                  float eps) {
+__device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgamma_partial,
+                                                   float* dbeta_partial, const T* x,
+                                                   const T* gamma, const T* dy, int rows, int d,
+                                                   int x_stride, int dy_stride, int dx_stride,
+                                                   float eps) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
   // One buffer per reduction: consecutive uses of either are separated by the other's barrier.
@@ -32,15 +33,34 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
 #pragma unroll
     for (int e = 0; e < kVec; ++e) dgamma[i][e] = dbeta[i][e] = 0.f;
 
-  const int tiles = norm::tiles_for<T, ITEMS>(d, 0);
-  // Phase 0 puts a thread on the same gamma chunks in every row: one tile loads them once per
-  // block (where registers allow); otherwise each is read just before its use, from L1.
+  // Row pointers of row group threadIdx.y at `base` and their access on the group's chunk grid;
+  // returns the columns it may touch (0 for an inactive group past the last row: it points at
+  // row 0, only joins the reductions).
+  auto row_at = [&](long long base, const T*& xr, const T*& dyr, T*& dxr,
+                    norm::RowAccess& a) -> int {
+    const long long row = base + threadIdx.y;
+    const long long at = row < rows ? row : 0;
+    xr = x + at * x_stride;
+    dyr = dy + at * dy_stride;
+    dxr = dx + at * dx_stride;
+    const void* ptrs[3] = {xr, dyr, dxr};
+    a = norm::grid_access<T>(ptrs, 3, phase);
+    return row < rows ? d : 0;
+  };
+  const norm::RowLoop loop;
+  const T *xr, *dyr;
+  T* dxr;
+  norm::RowAccess access;
+  int cols = row_at(loop.first, xr, dyr, dxr, access);
+  const int tiles = norm::tiles_for<T, ITEMS>(d, phase);
+  // A thread owns the same gamma chunks in every row: one tile loads them once per block (where
+  // registers allow); otherwise each is read just before its use, from L1.
   constexpr bool kHoldGamma = ITEMS * kVec <= 16;
   const bool hold_gamma = kHoldGamma && tiles == 1;
-  const bool gamma_vec = norm::offset_in_chunk(gamma) == 0;
+  const norm::SkewedAccess ga = norm::weight_access<T>(gamma, phase);
   uint4 gs[ITEMS];
   if (hold_gamma && gamma != nullptr)
-    norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(gamma, 0, gamma_vec, 0, d, gs);
+    norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(gamma, 0, ga.vec, phase, d, gs, ga.skew);
   // g = dy * gamma (dy without gamma) for item i of tile t.
   auto grad = [&](int t, int i, const uint4& dy_raw, float (&g)[kVec]) {
     E::unpack(dy_raw, g);
@@ -48,29 +68,12 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     float gm[kVec];
     E::unpack(hold_gamma ? gs[i]
                          : norm::load_chunk_packed<T, norm::Load::ReadOnly>(
-                               gamma, norm::chunk_column<T, ITEMS>(t, i, 0), d, gamma_vec),
+                               gamma, norm::chunk_column<T, ITEMS>(t, i, phase), d, ga.vec,
+                               ga.skew),
               gm);
 #pragma unroll
     for (int e = 0; e < kVec; ++e) g[e] *= gm[e];
   };
-  // Row pointers of row group threadIdx.y at `base`; returns the columns it may touch (0 for an
-  // inactive group past the last row: it points at row 0, only joins the reductions).
-  auto row_at = [&](long long base, const T*& xr, const T*& dyr, T*& dxr, bool& vec) -> int {
-    const long long row = base + threadIdx.y;
-    const long long at = row < rows ? row : 0;
-    xr = x + at * x_stride;
-    dyr = dy + at * dy_stride;
-    dxr = dx + at * dx_stride;
-    const void* ptrs[3] = {xr, dyr, dxr};
-    vec = norm::aligned_access(ptrs, 3).vec;
-    return row < rows ? d : 0;
-  };
-
-  const norm::RowLoop loop;
-  const T *xr, *dyr;
-  T* dxr;
-  bool vec;
-  int cols = row_at(loop.first, xr, dyr, dxr, vec);
   // One tile, where registers allow: each row's x and dy are loaded one row ahead, so the loads
   // overlap the previous row's two reductions and its stores. Rows never overlap in memory.
   constexpr bool kAhead = ITEMS * kVec <= 8;
@@ -78,15 +81,15 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
   // x and dy packed as stored: a 16-bit row takes half the registers of fp32.
   uint4 xs[ITEMS], dys[ITEMS], next_x[ITEMS], next_dy[ITEMS];
   if (ahead) {
-    norm::load_tile<T, ITEMS>(xr, 0, vec, 0, cols, xs);
-    norm::load_tile<T, ITEMS>(dyr, 0, vec, 0, cols, dys);
+    norm::load_tile<T, ITEMS>(xr, 0, access.vec, phase, cols, xs);
+    norm::load_tile<T, ITEMS>(dyr, 0, access.vec, phase, cols, dys);
   }
   for (long long base = loop.first; base < rows; base += loop.step) {
     float sums[3] = {0.f, 0.f, 0.f};
     for (int t = 0; t < tiles; ++t) {
       if (!ahead) {  // dy too: all of a tile's loads at once
-        norm::load_tile<T, ITEMS>(xr, t, vec, 0, cols, xs);
-        if (tiles == 1) norm::load_tile<T, ITEMS>(dyr, t, vec, 0, cols, dys);
+        norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
+        if (tiles == 1) norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -98,12 +101,12 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     }
     const T *nxr = nullptr, *ndyr = nullptr;
     T* ndxr = nullptr;
-    bool nvec = false;
+    norm::RowAccess naccess;
     int ncols = 0;
     if (ahead) {  // past the last row: zeros, no loads
-      ncols = row_at(base + loop.step, nxr, ndyr, ndxr, nvec);
-      norm::load_tile<T, ITEMS>(nxr, 0, nvec, 0, ncols, next_x);
-      norm::load_tile<T, ITEMS>(ndyr, 0, nvec, 0, ncols, next_dy);
+      ncols = row_at(base + loop.step, nxr, ndyr, ndxr, naccess);
+      norm::load_tile<T, ITEMS>(nxr, 0, naccess.vec, phase, ncols, next_x);
+      norm::load_tile<T, ITEMS>(ndyr, 0, naccess.vec, phase, ncols, next_dy);
     }
     float total[1] = {sums[0]};
     norm::row_group_sum(total, scratch_mean, parity_mean);
@@ -113,18 +116,19 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     sums[0] = sums[1] = sums[2] = 0.f;
     for (int t = 0; t < tiles; ++t) {
       if (tiles > 1) {
-        norm::load_tile<T, ITEMS>(xr, t, vec, 0, cols, xs);
-        norm::load_tile<T, ITEMS>(dyr, t, vec, 0, cols, dys);
+        norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
+        norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = norm::chunk_column<T, ITEMS>(t, i, 0);
+        const int c0 = norm::chunk_column<T, ITEMS>(t, i, phase);
         float xv[kVec], g[kVec];
         E::unpack(xs[i], xv);
         grad(t, i, dys[i], g);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          const float dev = (c0 + e < cols) ? xv[e] - mu : 0.f;  // c0 >= 0: no phase
+          // Columns outside the row hold 0, which is not the mean: leave them out explicitly.
+          const float dev = (c0 + e >= 0 && c0 + e < cols) ? xv[e] - mu : 0.f;
           sums[0] = fmaf(dev, dev, sums[0]);
           sums[1] += g[e];
           sums[2] = fmaf(g[e], dev, sums[2]);
@@ -145,12 +149,12 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     const bool first_row = base == loop.first;
     for (int t = 0; t < tiles; ++t) {
       if (tiles > 1) {
-        norm::load_tile<T, ITEMS>(xr, t, vec, 0, cols, xs);
-        norm::load_tile<T, ITEMS>(dyr, t, vec, 0, cols, dys);
+        norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
+        norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = norm::chunk_column<T, ITEMS>(t, i, 0);
+        const int c0 = norm::chunk_column<T, ITEMS>(t, i, phase);
         float xv[kVec], dyv[kVec], g[kVec], xhat[kVec];
         E::unpack(xs[i], xv);
         E::unpack(dys[i], dyv);
@@ -175,14 +179,14 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
             }
           }
         }
-        norm::store_chunk(dxr, c0, cols, vec, g);
+        norm::store_chunk(dxr, c0, cols, access.vec, g);
       }
     }
     if (ahead) {
       xr = nxr;
       dyr = ndyr;
       dxr = ndxr;
-      vec = nvec;
+      access = naccess;
       cols = ncols;
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -190,13 +194,34 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
         dys[i] = next_dy[i];
       }
     } else {
-      cols = row_at(base + loop.step, xr, dyr, dxr, vec);
+      cols = row_at(base + loop.step, xr, dyr, dxr, access);
     }
   }
   if (want_partials && tiles == 1) {
-    norm::write_block_partial<T, ITEMS>(dgamma_partial, d, dgamma);
-    norm::write_block_partial<T, ITEMS>(dbeta_partial, d, dbeta);
+    norm::write_block_partial<T, ITEMS>(dgamma_partial, d, phase, dgamma);
+    norm::write_block_partial<T, ITEMS>(dbeta_partial, d, phase, dbeta);
   }
+}
+
+}  // namespace norm
+
+// ITEMS: 16-byte chunks per thread (host-chosen; README). Grid: a fixed number of blocks, each
+// looping over rows. dgamma_partial, dbeta_partial: [gridDim.x, d] fp32 scratch (nullable: no
+// affine parameters), reduced by column_sum<T>. gamma: nullable.
+template <typename T, int ITEMS, bool SHIFTED = false>
+__global__ void __launch_bounds__(norm::kBackwardMaxThreads)
+    layernorm_bwd(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma,
+                  const T* dy, int rows, int d, int x_stride, int dy_stride, int dx_stride,
+                  float eps) {
+  int phase = 0;
+  if constexpr (SHIFTED) {  // backward_common.cuh
+    const long long f = norm::group_first_row(rows);
+    const void* first[3] = {x + f * x_stride, dy + f * dy_stride, dx + f * dx_stride};
+    // The partials need every row group on one tile when d fits one unshifted.
+    phase = norm::group_phase<T, ITEMS>(first, 3, d, norm::tiles_for<T, ITEMS>(d, 0) == 1);
+  }
+  norm::layernorm_bwd_rows<T, ITEMS>(phase, dx, dgamma_partial, dbeta_partial, x, gamma, dy, rows,
+                                     d, x_stride, dy_stride, dx_stride, eps);
 }
 
 }  // namespace ladder

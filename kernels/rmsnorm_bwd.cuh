@@ -37,13 +37,13 @@ struct RmsBwdTile {
 
   // Every DRAM load of the tile is issued before any of them is used (see load_tile); widen()
   // is the first use, so a tile loaded a row ahead is widened only when its row comes up.
-  __device__ __forceinline__ void load(const RmsBwdRow<T>& p, int tile, bool vec, int d,
-                                       bool with_dh) {
-    load_tile<T, ITEMS>(p.x, tile, vec, 0, d, x);
-    if constexpr (FUSED) load_tile<T, ITEMS>(p.r, tile, vec, 0, d, r);
-    load_tile<T, ITEMS>(p.dy, tile, vec, 0, d, dy);
+  __device__ __forceinline__ void load(const RmsBwdRow<T>& p, int tile, const RowAccess& a,
+                                       int d, bool with_dh) {
+    load_tile<T, ITEMS>(p.x, tile, a.vec, a.phase, d, x);
+    if constexpr (FUSED) load_tile<T, ITEMS>(p.r, tile, a.vec, a.phase, d, r);
+    load_tile<T, ITEMS>(p.dy, tile, a.vec, a.phase, d, dy);
     if constexpr (FUSED) {
-      if (with_dh && p.dh != nullptr) load_tile<T, ITEMS>(p.dh, tile, vec, 0, d, dh);
+      if (with_dh && p.dh != nullptr) load_tile<T, ITEMS>(p.dh, tile, a.vec, a.phase, d, dh);
     }
   }
   __device__ __forceinline__ void widen() {
@@ -88,7 +88,7 @@ __device__ __forceinline__ void weighted(bool has_w, float w_offset, const uint4
 // (the row stays in registers); else rows stream. The two are compiled apart: each alone fits
 // the registers, but one loop serving both would keep dw live through the streaming path.
 template <typename T, int ITEMS, bool FUSED, bool ONE>
-__device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, const T* x,
+__device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_partial, const T* x,
                                              const T* r, const T* w, const T* dy, const T* dh,
                                              int rows, int d, int x_stride, int r_stride,
                                              int dy_stride, int dh_stride, int dx_stride,
@@ -97,14 +97,13 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
   __shared__ ReduceScratch<2> scratch;
   int parity = 0;
   const bool want_dw = dw_partial != nullptr;
-  const int tiles = tiles_for<T, ITEMS>(d, 0);
   // Packed chunks a thread holds per row (x, dy; the fused op adds r and dh): what the register
   // budget below is measured in. The limits are where ptxas starts to spill (sm_90).
   constexpr int kRowChunks = (FUSED ? 4 : 2) * ITEMS;
-  const bool w_vec = offset_in_chunk(w) == 0;
-  // Row pointers of row group threadIdx.y at `base`; returns the columns it may touch (0 for an
-  // inactive group past the last row: it points at row 0, only joins the reductions).
-  auto row_at = [&](long long base, RmsBwdRow<T>& p, bool& vec) -> int {
+  // Row pointers of row group threadIdx.y at `base` and their access on the group's chunk grid;
+  // returns the columns the group may touch (0 for an inactive group past the last row: it
+  // points at row 0, only joins the reductions).
+  auto row_at = [&](long long base, RmsBwdRow<T>& p, RowAccess& a) -> int {
     const long long row = base + threadIdx.y;
     const long long at = row < rows ? row : 0;
     p.x = x + at * x_stride;
@@ -113,11 +112,17 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
     p.dh = dh != nullptr ? dh + at * dh_stride : nullptr;
     p.dx = dx + at * dx_stride;
     p.dr = dr != nullptr ? dr + at * dr_stride : nullptr;
-    // Null pointers are 16-byte aligned, so optional tensors never veto the vector path.
+    // Null pointers (optional tensors) never veto the vector path.
     const void* ptrs[6] = {p.x, p.r, p.dy, p.dh, p.dx, p.dr};
-    vec = aligned_access(ptrs, 6).vec;
+    a = grid_access<T>(ptrs, 6, phase);
     return row < rows ? d : 0;
   };
+  const RowLoop loop;
+  RmsBwdRow<T> p;
+  RowAccess access;
+  int cols = row_at(loop.first, p, access);
+  const int tiles = tiles_for<T, ITEMS>(d, phase);
+  const SkewedAccess wa = weight_access<T>(w, phase);
 
   const int nt = ONE ? 1 : tiles;
   float dw[ONE ? ITEMS : 1][kVec];  // one tile: this thread's dw sums, in registers
@@ -125,31 +130,29 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
   for (int i = 0; i < (ONE ? ITEMS : 1); ++i)
 #pragma unroll
     for (int e = 0; e < kVec; ++e) dw[i][e] = 0.f;
-  // Phase 0 puts a thread on the same weight chunks in every row: one tile loads them once
-  // per block (where registers allow); otherwise each is read before its use, from L1.
+  // A thread owns the same weight chunks in every row: one tile loads them once per block
+  // (where registers allow); otherwise each is read before its use, from L1.
   constexpr bool kHoldW = ONE && kRowChunks <= 8;
   uint4 ws[ITEMS];
-  if (kHoldW && w != nullptr) load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_vec, 0, d, ws);
+  if (kHoldW && w != nullptr)
+    load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, wa.vec, phase, d, ws, wa.skew);
   auto weight = [&](int t, int i) -> uint4 {
     if (w == nullptr) return make_uint4(0u, 0u, 0u, 0u);  // unused: never read through null
     if constexpr (kHoldW) return ws[i];
-    return load_chunk_packed<T, norm::Load::ReadOnly>(w, chunk_column<T, ITEMS>(t, i, 0), d, w_vec);
+    return load_chunk_packed<T, norm::Load::ReadOnly>(w, chunk_column<T, ITEMS>(t, i, phase), d,
+                                                      wa.vec, wa.skew);
   };
-  const RowLoop loop;
-  RmsBwdRow<T> p;
-  bool vec;
-  int cols = row_at(loop.first, p, vec);
   // One tile, where registers allow (two copies of the row; past this ptxas spills): each
   // row's loads are issued one row ahead, so they overlap the previous row's reduction and
   // stores. Rows never overlap in memory, so no store precedes a load of the same row.
   constexpr bool kAhead = ONE && kRowChunks <= 6;
   RmsBwdTile<T, ITEMS, FUSED> tile, next;
-  if (kAhead) tile.load(p, 0, vec, cols, true);
+  if (kAhead) tile.load(p, 0, access, cols, true);
   for (long long base = loop.first; base < rows; base += loop.step) {
     float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
     for (int t = 0; t < nt; ++t) {
       // One tile: dh too, so all of the row's loads are in flight at once.
-      if (!kAhead) tile.load(p, t, vec, cols, ONE);
+      if (!kAhead) tile.load(p, t, access, cols, ONE);
       tile.widen();
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -165,11 +168,11 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
       }
     }
     RmsBwdRow<T> np;
-    bool nvec = false;
+    RowAccess naccess;
     int ncols = 0;
     if (kAhead) {  // past the last row: zeros, no loads
-      ncols = row_at(base + loop.step, np, nvec);
-      next.load(np, 0, nvec, ncols, true);
+      ncols = row_at(base + loop.step, np, naccess);
+      next.load(np, 0, naccess, ncols, true);
     }
     row_group_sum(sums, scratch, parity);
     const float inv_rms = 1.f / sqrtf(sums[0] / static_cast<float>(d) + eps);
@@ -179,12 +182,12 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
     const bool first_row = base == loop.first;
     for (int t = 0; t < nt; ++t) {
       if (!ONE) {
-        tile.load(p, t, vec, cols, true);  // dh too, before any store of the tile
+        tile.load(p, t, access, cols, true);  // dh too, before any store of the tile
         tile.widen();
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = chunk_column<T, ITEMS>(t, i, 0);
+        const int c0 = chunk_column<T, ITEMS>(t, i, phase);
         float sv[kVec], dyv[kVec], g[kVec], contrib[kVec];
         tile.input(i, sv);
         Elem<T>::unpack(tile.dy[i], dyv);
@@ -205,31 +208,48 @@ __device__ __forceinline__ void rms_bwd_rows(T* dx, T* dr, float* dw_partial, co
             accumulate_partial_chunk<T>(partial_row, c0, cols, first_row, contrib);
           }
         }
-        store_chunk(p.dx, c0, cols, vec, g);
-        if (p.dr != nullptr) store_chunk(p.dr, c0, cols, vec, g);
+        store_chunk(p.dx, c0, cols, access.vec, g);
+        if (p.dr != nullptr) store_chunk(p.dr, c0, cols, access.vec, g);
       }
     }
     if (kAhead) {
       p = np;
-      vec = nvec;
+      access = naccess;
       cols = ncols;
       tile = next;
     } else {
-      cols = row_at(base + loop.step, p, vec);
+      cols = row_at(base + loop.step, p, access);
     }
   }
   if constexpr (ONE) {
-    if (want_dw) write_block_partial<T, ITEMS>(dw_partial, d, dw);
+    if (want_dw) write_block_partial<T, ITEMS>(dw_partial, d, phase, dw);
   }
 }
 
-// Picks the one-tile or the streaming body; args are rms_bwd_rows's.
-template <typename T, int ITEMS, bool FUSED, typename... Args>
-__device__ __forceinline__ void rms_bwd(int d, Args... args) {
-  if (tiles_for<T, ITEMS>(d, 0) == 1) {
-    rms_bwd_rows<T, ITEMS, FUSED, true>(args...);
+// Picks the one-tile or the streaming body, on the group's chunk grid (SHIFTED:
+// backward_common.cuh).
+template <typename T, int ITEMS, bool FUSED, bool SHIFTED>
+__device__ __forceinline__ void rms_bwd(T* dx, T* dr, float* dw_partial, const T* x, const T* r,
+                                        const T* w, const T* dy, const T* dh, int rows, int d,
+                                        int x_stride, int r_stride, int dy_stride, int dh_stride,
+                                        int dx_stride, int dr_stride, float eps, float w_offset) {
+  const bool one = tiles_for<T, ITEMS>(d, 0) == 1;
+  int phase = 0;
+  if constexpr (SHIFTED) {
+    const long long f = group_first_row(rows);
+    const void* first[6] = {x + f * x_stride, FUSED ? r + f * r_stride : nullptr,
+                            dy + f * dy_stride, dh != nullptr ? dh + f * dh_stride : nullptr,
+                            dx + f * dx_stride, dr != nullptr ? dr + f * dr_stride : nullptr};
+    phase = group_phase<T, ITEMS>(first, 6, d, one);
+  }
+  if (one) {
+    rms_bwd_rows<T, ITEMS, FUSED, true>(phase, dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
+                                        x_stride, r_stride, dy_stride, dh_stride, dx_stride,
+                                        dr_stride, eps, w_offset);
   } else {
-    rms_bwd_rows<T, ITEMS, FUSED, false>(args...);
+    rms_bwd_rows<T, ITEMS, FUSED, false>(phase, dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
+                                         x_stride, r_stride, dy_stride, dh_stride, dx_stride,
+                                         dr_stride, eps, w_offset);
   }
 }
 
@@ -238,24 +258,24 @@ __device__ __forceinline__ void rms_bwd(int d, Args... args) {
 // ITEMS: 16-byte chunks per thread (host-chosen; README). Grid: a fixed number of blocks, each
 // looping over rows; dw_partial is [gridDim.x, d] fp32 scratch, then column_sum<T> gives dw.
 // w: nullable (no weight; pass dw_partial = null too). w_offset: 0 plain, 1 Gemma.
-template <typename T, int ITEMS>
+template <typename T, int ITEMS, bool SHIFTED = false>
 __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     rmsnorm_bwd(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows, int d,
                 int x_stride, int dy_stride, int dx_stride, float eps, float w_offset) {
-  norm::rms_bwd<T, ITEMS, false>(d, dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows, d,
+  norm::rms_bwd<T, ITEMS, false, SHIFTED>(dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows, d,
                                  x_stride, 0, dy_stride, 0, dx_stride, 0, eps, w_offset);
 }
 
 // Backward of h = x + r, y = rmsnorm(h) * weight (convention A: the fp32 sum is normalized).
 // dx receives the gradient of x; dr (nullable) the same values for r. dh (nullable) is the
 // incoming gradient of h when h is used downstream; it is added to both.
-template <typename T, int ITEMS>
+template <typename T, int ITEMS, bool SHIFTED = false>
 __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     add_rmsnorm_bwd(T* dx, T* dr, float* dw_partial, const T* x, const T* r, const T* w,
                     const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
                     int dy_stride, int dh_stride, int dx_stride, int dr_stride, float eps,
                     float w_offset) {
-  norm::rms_bwd<T, ITEMS, true>(d, dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride, r_stride,
+  norm::rms_bwd<T, ITEMS, true, SHIFTED>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride, r_stride,
                                 dy_stride, dh_stride, dx_stride, dr_stride, eps, w_offset);
 }
 

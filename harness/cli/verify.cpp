@@ -28,15 +28,23 @@ const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
 std::vector<Variant> variants_of(const std::string& op) {
   if (op == "rmsnorm")
     return {{{"weight", "none"}}, {{"weight", "gemma"}}, {{"inplace", "y_x"}}, {{"strided", "1"}},
-            {{"strided", "odd"}}, {{"write_rstd", "0"}}};
+            {{"strided", "odd"}}, {{"write_rstd", "0"}}, {{"ahead", "1"}},
+            {{"ahead", "1"}, {"strided", "odd"}}, {{"ahead", "1"}, {"weight", "none"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
             {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},
             {{"convention", "B"}, {"inplace", "both"}}};
   if (op == "layernorm") return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}}};
-  if (op == "rmsnorm_bwd") return {{{"weight", "gemma"}}, {{"weight", "none"}}, {{"strided", "odd"}}};
-  if (op == "add_rmsnorm_bwd") return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}};
-  if (op == "layernorm_bwd") return {{{"affine", "0"}}, {{"strided", "odd"}}};
+  // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
+  // rows of one group at different phases (its per-row fallback).
+  if (op == "rmsnorm_bwd")
+    return {{{"weight", "gemma"}}, {{"weight", "none"}}, {{"strided", "odd"}}, {{"shift", "0"}},
+            {{"shift", "1"}}};
+  if (op == "add_rmsnorm_bwd")
+    return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}},
+            {{"shift", "1"}}};
+  if (op == "layernorm_bwd")
+    return {{{"affine", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}}, {{"shift", "1"}}};
   return {};
 }
 

@@ -32,13 +32,13 @@ struct OpEntry {
 const std::vector<OpEntry>& table() {
   static const std::vector<OpEntry> t = [] {
     return std::vector<OpEntry>{
-        {"rmsnorm", detail::plan_rmsnorm, {}, detail::rmsnorm_row_limits()},
+        {"rmsnorm", detail::plan_rmsnorm, {{"ahead", {"0", "1"}}}, detail::rmsnorm_row_limits()},
         {"add_rmsnorm", detail::plan_add_rmsnorm, {{"convention", {"A", "B"}}},
          detail::add_rmsnorm_row_limits()},
         {"layernorm", detail::plan_layernorm, {}, detail::layernorm_row_limits()},
-        {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {}, detail::backward_row_limits()},
-        {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {}, detail::backward_row_limits()},
-        {"layernorm_bwd", detail::plan_layernorm_bwd, {}, detail::backward_row_limits()},
+        {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
+        {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
+        {"layernorm_bwd", detail::plan_layernorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
         {"column_sum", detail::plan_column_sum, {}, RowLimits{}},
     };
   }();

@@ -2,6 +2,7 @@
 // final reduce they launch (column_sum). Each weight gradient takes two launches: the row kernel
 // writing one fp32 partial row per block into scratch, then column_sum adding them in order.
 #include <algorithm>
+#include <numeric>
 #include <string>
 
 #include "harness/kernels/plan_builder.h"
@@ -21,28 +22,60 @@ constexpr int kColumnSumSlices = 32;
 // (about 110-128 of them at 16 values a thread), so about 512 threads fit an SM.
 constexpr int kResidentThreadsPerSm = 512;
 
-std::string entry(const std::string& kernel, DType dt, int items) {
-  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(items) + ">";
+const std::vector<std::string> kShift = {"auto", "0", "1"};
+
+// The kernels' SHIFTED parameter (kernels/backward_common.cuh): rows off the 16-byte grid run
+// on a chunk grid shifted by each row group's phase; aligned rows take the unshifted kernel,
+// which spends no registers on a phase.
+std::string entry(const std::string& kernel, DType dt, int items, bool shifted) {
+  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(items) +
+         (shifted ? ", true" : "") + ">";
 }
 
 double weight_mode_code(const std::string& weight) {
   return weight == "none" ? 0 : weight == "plain" ? 1 : 2;
 }
 
+// Rows after which every row tensor is back at the same offset inside a 16-byte chunk: the
+// largest of 16 / gcd(16, stride bytes) over the tensors (all powers of two).
+std::int64_t phase_period(const std::map<std::string, std::int64_t>& strides, std::size_t elem) {
+  std::int64_t period = 1;
+  for (const auto& [name, stride] : strides)
+    period = std::max(period, 16 / std::gcd<std::int64_t>(16, stride * static_cast<std::int64_t>(elem)));
+  return period;
+}
+
+struct BackwardPlan {
+  RowGeometry g;
+  bool shifted = false;
+};
+
 // A fixed grid, each block looping over rows; never more blocks than row groups, so every block
-// owns at least one row and writes its whole partial row.
-RowGeometry backward_geometry(std::size_t elem, const Shape& s,
-                              const std::map<std::string, std::int64_t>& strides,
-                              const RowLimits& limits, int forced) {
-  // Backward rows use the unshifted chunk grid: misaligned rows go scalar rather than needing a
-  // spare chunk, so capacity is computed as if aligned.
-  (void)strides;
-  RowGeometry g = choose_row_geometry(elem, s.rows, s.d, false, limits, forced);
+// owns at least one row and writes its whole partial row. shift: "auto" (shifted exactly when
+// a stride is off the 16-byte grid), "0" (the unshifted kernel: misaligned rows are gathered),
+// "1" (the shifted kernel, without the grid rounding below, so the rows of a group may differ
+// in phase and take the kernel's per-row fallback; for tests).
+BackwardPlan backward_geometry(std::size_t elem, const Shape& s,
+                               const std::map<std::string, std::int64_t>& strides,
+                               const RowLimits& limits, int forced, const std::string& shift) {
+  BackwardPlan p;
+  const bool misaligned = strides_misaligned(strides, elem);
+  p.shifted = shift == "1" || (shift == "auto" && misaligned);
+  // A shifted row may need one chunk more than an aligned one.
+  p.g = choose_row_geometry(elem, s.rows, s.d, p.shifted, limits, forced);
+  RowGeometry& g = p.g;
   const std::int64_t block_threads = std::int64_t{g.threads_per_row} * g.rows_per_block;
   const std::int64_t resident =
       std::int64_t{limits.sm_count} * std::max<std::int64_t>(1, kResidentThreadsPerSm / block_threads);
   g.blocks = std::max<std::int64_t>(1, std::min(g.blocks, resident));
-  return g;
+  // The grid's row step (blocks x rows per block) must keep every group's rows at the phase of
+  // its first row, or they fall back to element-wise access.
+  if (shift == "auto" && p.shifted && g.blocks * g.rows_per_block < s.rows) {
+    const std::int64_t period = phase_period(strides, elem);
+    const std::int64_t k = period / std::gcd<std::int64_t>(period, g.rows_per_block);
+    g.blocks = std::max(k, g.blocks / k * k);
+  }
+  return p;
 }
 
 // The final reduce of one weight gradient: out[c] = sum of `parts` partial rows.
@@ -82,6 +115,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   VariantReader v(op, ref.variant);
   const std::string weight = v.get("weight", "plain", kWeightModes);
   const std::string strided = v.get("strided", "0", kStrided);
+  const std::string shift = v.get("shift", "auto", kShift);
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = backward_row_limits();
   const int forced = v.items(elem, limits);
@@ -91,12 +125,13 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   const bool has_w = weight != "none";
 
   auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
-  const RowGeometry g = backward_geometry(elem, s, strides, limits, forced);
+  const BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
+  const RowGeometry& g = plan.g;
   const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
 
   KernelLaunch L;
   L.source = source_path("rmsnorm_bwd.cuh");
-  L.entry = entry("rmsnorm_bwd", ref.dtype, g.items);
+  L.entry = entry("rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   if (has_w) L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(rows_by_d("dy", BufferRole::Input, ref.dtype, s, strides["dy"]));
@@ -134,6 +169,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const bool has_dh = v.get("dh", "0", kFlag) == "1";
   const bool write_dr = v.get("write_dr", "1", kFlag) == "1";
   const std::string strided = v.get("strided", "0", kStrided);
+  const std::string shift = v.get("shift", "auto", kShift);
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = backward_row_limits();
   const int forced = v.items(elem, limits);
@@ -143,12 +179,13 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const bool has_w = weight != "none";
 
   auto strides = row_strides(op, c, {"x", "r", "dy", "dh", "dx", "dr"}, strided, s.d);
-  const RowGeometry g = backward_geometry(elem, s, strides, limits, forced);
+  const BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
+  const RowGeometry& g = plan.g;
   const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
 
   KernelLaunch L;
   L.source = source_path("rmsnorm_bwd.cuh");
-  L.entry = entry("add_rmsnorm_bwd", ref.dtype, g.items);
+  L.entry = entry("add_rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   L.buffers.push_back(rows_by_d("r", BufferRole::Input, ref.dtype, s, strides["r"]));
   if (has_w) L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
@@ -193,6 +230,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   VariantReader v(op, ref.variant);
   const bool affine = v.get("affine", "1", kFlag) == "1";
   const std::string strided = v.get("strided", "0", kStrided);
+  const std::string shift = v.get("shift", "auto", kShift);
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = backward_row_limits();
   const int forced = v.items(elem, limits);
@@ -201,12 +239,13 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   const double eps = read_eps(op, sc);
 
   auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
-  const RowGeometry g = backward_geometry(elem, s, strides, limits, forced);
+  const BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
+  const RowGeometry& g = plan.g;
   const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
 
   KernelLaunch L;
   L.source = source_path("layernorm_bwd.cuh");
-  L.entry = entry("layernorm_bwd", ref.dtype, g.items);
+  L.entry = entry("layernorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   if (affine) L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(rows_by_d("dy", BufferRole::Input, ref.dtype, s, strides["dy"]));
