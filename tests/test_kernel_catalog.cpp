@@ -211,6 +211,36 @@ TEST_CASE("plan rejects bad input with messages naming the op", "[kernels]") {
   throws({"nosuchnorm", DType::F32, {}}, ok, kEps, "unknown kernel op");
 }
 
+TEST_CASE("backward plans: shifted kernels for rows off the 16-byte grid, SMs kept full",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  for (const char* op : {"rmsnorm_bwd", "add_rmsnorm_bwd", "layernorm_bwd"}) {
+    for (const auto& [rows, d] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {8192, 2049}, {16384, 4096}, {4096, 5125}, {257, 769}}) {
+      const auto L = plan_checked({op, DType::BF16, {}}, {{"rows", rows}, {"d", d}}).front();
+      INFO(op << " " << rows << "x" << d << " " << L.entry << " block " << L.block[0] << "x"
+              << L.block[1] << " grid " << L.grid[0]);
+      const bool odd = d % 8 != 0;
+      CHECK((L.entry.find(", true>") != std::string::npos) == odd);
+      // The resident grid fills at least 3/4 of the 512 threads an SM holds at 128 registers
+      // (d = 5125 has no such shape within two chunks a thread: 352 x 2 is its best).
+      const std::uint32_t threads = L.block[0] * L.block[1];
+      if (d != 5125) CHECK((512 / threads) * threads >= 384);
+      // Rows of one group keep their phase: the grid's row step is a multiple of 8 rows for
+      // a 2-byte stride that is 2 mod 16 bytes.
+      const std::int64_t step = std::int64_t{L.grid[0]} * L.block[1];
+      if (odd && step < rows) CHECK(step % 8 == 0);
+    }
+  }
+  // shift=0 pins the unshifted kernel, shift=1 the shifted one.
+  const auto pinned0 = plan_checked({"rmsnorm_bwd", DType::BF16, {{"shift", "0"}}},
+                                    {{"rows", 83}, {"d", 2049}});
+  CHECK(pinned0.front().entry.find(", true>") == std::string::npos);
+  const auto pinned1 = plan_checked({"rmsnorm_bwd", DType::F32, {{"shift", "1"}}},
+                                    {{"rows", 83}, {"d", 4096}});
+  CHECK(pinned1.front().entry.find(", true>") != std::string::npos);
+}
+
 TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
   const auto specs = ladder::kernels::all_specializations();
   std::set<std::string> entries;
@@ -222,7 +252,10 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::add_rmsnorm_fwd<__nv_bfloat16, 4, false>",
                            "ladder::layernorm_fwd<__half, 1>", "ladder::rmsnorm_bwd<float, 4>",
                            "ladder::add_rmsnorm_bwd<__nv_bfloat16, 2>",
-                           "ladder::layernorm_bwd<__half, 2>", "ladder::column_sum<float>"})
+                           "ladder::layernorm_bwd<__half, 2>", "ladder::column_sum<float>",
+                           "ladder::layernorm_bwd<__half, 2, true>",
+                           "ladder::add_rmsnorm_bwd<float, 4, true>",
+                           "ladder::rmsnorm_fwd<__nv_bfloat16, 2, true>"})
     CHECK(entries.count(must) == 1);
 }
 

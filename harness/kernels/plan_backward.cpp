@@ -63,6 +63,35 @@ BackwardPlan backward_geometry(std::size_t elem, const Shape& s,
   p.shifted = shift == "1" || (shift == "auto" && misaligned);
   // A shifted row may need one chunk more than an aligned one.
   p.g = choose_row_geometry(elem, s.rows, s.d, p.shifted, limits, forced);
+  if (forced == 0) {
+    // The grid is resident blocks only, so a block shape that fills the SM's thread budget
+    // poorly idles it for the whole kernel (8192x2049 bf16: 288 threads a row leave one block,
+    // 288 threads, an SM, 0.15 of the copy ceiling). Score each spill-free ITEMS by the share of
+    // the SM's threads its blocks fill times the share of their columns the row uses; the
+    // default choice wins ties.
+    auto score = [&](const RowGeometry& g) {
+      const std::int64_t threads = std::int64_t{g.threads_per_row} * g.rows_per_block;
+      const std::int64_t filled =
+          std::max<std::int64_t>(1, kResidentThreadsPerSm / threads) * threads;
+      const double use = static_cast<double>(s.d + (p.shifted ? g.vec - 1 : 0)) /
+                         static_cast<double>(std::int64_t{g.threads_per_row} * g.items * g.vec);
+      return std::min(1.0, use) *
+             static_cast<double>(std::min<std::int64_t>(filled, kResidentThreadsPerSm)) /
+             kResidentThreadsPerSm;
+    };
+    const int spill_free =
+        elem == 4 ? limits.spill_free_values_fp32 : limits.spill_free_values_16bit;
+    double best = score(p.g);
+    for (int items : allowed_items(elem, limits)) {
+      if (items * p.g.vec > spill_free || items == p.g.items) continue;
+      const RowGeometry alt = choose_row_geometry(elem, s.rows, s.d, p.shifted, limits, items);
+      if (alt.streams && !p.g.streams) continue;
+      if (const double sc = score(alt); sc > best + 0.02) {
+        best = sc;
+        p.g = alt;
+      }
+    }
+  }
   RowGeometry& g = p.g;
   const std::int64_t block_threads = std::int64_t{g.threads_per_row} * g.rows_per_block;
   const std::int64_t resident =
