@@ -5,107 +5,16 @@
 
 namespace ladder {
 
-namespace norm {
-
-// The look-ahead body, for rows that fit one tile at any phase, in a grid of resident blocks
-// that loop over the rows: each row's loads are issued before the previous row's reduction, so
-// they overlap its barrier and its stores; the weight is held while the phase stays the same.
-// Rows never overlap in memory, and y may only alias x row for row, so no load of the next row
-// can see a store of this one.
-template <typename T, int ITEMS>
-__device__ __forceinline__ void rmsnorm_rows_ahead(T* y, const T* x, const T* w, float* rstd,
-                                                   int rows, int d, int x_stride, int y_stride,
-                                                   float eps, float w_offset) {
-  using E = Elem<T>;
-  constexpr int kVec = E::kVec;
-  __shared__ ReduceScratch<1> scratch;
-  int parity = 0;
-  const RowLoop loop;
-  // Row pointers of this group at `base`; the columns it may touch (0 past the last row).
-  auto row_at = [&](long long base, const T*& xr, T*& yr, RowAccess& a) -> int {
-    const long long row = base + threadIdx.y;
-    const long long at = row < rows ? row : 0;
-    xr = x + at * static_cast<long long>(x_stride);
-    yr = y + at * static_cast<long long>(y_stride);
-    const void* ptrs[2] = {xr, yr};
-    a = row_access<T>(ptrs, 2);
-    return row < rows ? d : 0;
-  };
-  const T* xr;
-  T* yr;
-  RowAccess access;
-  int cols = row_at(loop.first, xr, yr, access);
-  uint4 xs[ITEMS], next[ITEMS], ws[ITEMS];
-  load_tile<T, ITEMS>(xr, 0, access.vec, access.phase, cols, xs);
-  int held_phase = -1;  // the phase ws was loaded for
-  for (long long base = loop.first; base < rows; base += loop.step) {
-    float sum[1] = {0.f};
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      float f[kVec];
-      E::unpack(xs[i], f);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) sum[0] = fmaf(f[e], f[e], sum[0]);
-    }
-    const T* nxr;
-    T* nyr;
-    RowAccess naccess;
-    const int ncols = row_at(base + loop.step, nxr, nyr, naccess);  // past the end: no loads
-    load_tile<T, ITEMS>(nxr, 0, naccess.vec, naccess.phase, ncols, next);
-    if (w != nullptr && access.phase != held_phase) {
-      const SkewedAccess wa = skewed_access<T>(w, access.phase);
-      load_tile<T, ITEMS, Load::ReadOnly>(w, 0, wa.vec, access.phase, d, ws, wa.skew);
-      held_phase = access.phase;
-    }
-    row_group_sum(sum, scratch, parity);
-    const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
-    const long long row = base + threadIdx.y;
-    if (row < rows && rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      float v[kVec];
-      E::unpack(xs[i], v);
-      if (w != nullptr) {
-        float wv[kVec];
-        E::unpack(ws[i], wv);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
-      } else {
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
-      }
-      store_chunk(yr, chunk_column<T, ITEMS>(0, i, access.phase), cols, access.vec, v);
-    }
-    xr = nxr;
-    yr = nyr;
-    access = naccess;
-    cols = ncols;
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) xs[i] = next[i];
-  }
-}
-
-}  // namespace norm
-
 // ITEMS: 16-byte chunks each thread keeps per tile (the host picks it from d; see README).
-// AHEAD: the look-ahead body above, for a grid of resident blocks; used when the row fits one
-// tile at any phase (d + VEC - 1 <= TPR * ITEMS * VEC), else the kernel runs the plain body.
 // w: nullable (no weight); w_offset: 0 for plain weights, 1 for Gemma's (1 + w).
 // rstd: nullable; when given, rstd[row] = 1 / sqrt(mean(x^2) + eps) in fp32.
 // Aliasing: y may be x (same stride); every element is read before it is written, by one thread.
-template <typename T, int ITEMS, bool AHEAD = false>
+template <typename T, int ITEMS>
 __global__ void __launch_bounds__(1024)
     rmsnorm_fwd(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                 int y_stride, float eps, float w_offset) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
-  if constexpr (AHEAD) {
-    if (d + kVec - 1 <= norm::tile_columns<T, ITEMS>()) {
-      norm::rmsnorm_rows_ahead<T, ITEMS>(y, x, w, rstd, rows, d, x_stride, y_stride, eps,
-                                         w_offset);
-      return;
-    }
-  }
   __shared__ norm::ReduceScratch<1> scratch;
   int parity = 0;
   const norm::RowLoop loop;

@@ -28,8 +28,7 @@ const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
 std::vector<Variant> variants_of(const std::string& op) {
   if (op == "rmsnorm")
     return {{{"weight", "none"}}, {{"weight", "gemma"}}, {{"inplace", "y_x"}}, {{"strided", "1"}},
-            {{"strided", "odd"}}, {{"write_rstd", "0"}}, {{"ahead", "1"}},
-            {{"ahead", "1"}, {"strided", "odd"}}, {{"ahead", "1"}, {"weight", "none"}}};
+            {{"strided", "odd"}}, {{"write_rstd", "0"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
             {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},

@@ -32,7 +32,7 @@ struct OpEntry {
 const std::vector<OpEntry>& table() {
   static const std::vector<OpEntry> t = [] {
     return std::vector<OpEntry>{
-        {"rmsnorm", detail::plan_rmsnorm, {{"ahead", {"0", "1"}}}, detail::rmsnorm_row_limits()},
+        {"rmsnorm", detail::plan_rmsnorm, {}, detail::rmsnorm_row_limits()},
         {"add_rmsnorm", detail::plan_add_rmsnorm, {{"convention", {"A", "B"}}},
          detail::add_rmsnorm_row_limits()},
         {"layernorm", detail::plan_layernorm, {}, detail::layernorm_row_limits()},

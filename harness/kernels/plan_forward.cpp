@@ -66,7 +66,6 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const std::string inplace = v.get("inplace", "none", {"none", "y_x"});
   const std::string strided = v.get("strided", "0", kStrided);
   const bool write_rstd = v.get("write_rstd", "1", kFlag) == "1";
-  const bool ahead = v.get("ahead", "0", kFlag) == "1";
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = rmsnorm_row_limits();
   const int forced = v.items(elem, limits);
@@ -80,26 +79,13 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                              : std::vector<std::string>{"x", "y"},
                              strided, s.d);
   if (in_place) strides["y"] = strides["x"];
-  // The look-ahead body (kernels/rmsnorm.cuh, AHEAD) holds two rows and the weight: past two
-  // chunks a thread spills under the 64-register cap. It needs the row in one tile at any phase.
-  RowLimits row_limits = limits;
-  if (ahead) {
-    row_limits.spill_free_values_16bit = 16;
-    row_limits.spill_free_values_fp32 = 8;
-  }
-  RowGeometry g = choose_row_geometry(elem, s.rows, s.d,
-                                      ahead || strides_misaligned(strides, elem), row_limits, forced);
+  RowGeometry g =
+      choose_row_geometry(elem, s.rows, s.d, strides_misaligned(strides, elem), limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
-  if (ahead && s.d + g.vec - 1 <= std::int64_t{g.threads_per_row} * g.items * g.vec) {
-    // Resident blocks only (64 registers a thread: 1024 threads an SM); they loop over the rows.
-    const std::int64_t block_threads = std::int64_t{g.threads_per_row} * g.rows_per_block;
-    g.blocks = std::min(g.blocks, std::int64_t{limits.sm_count} *
-                                      std::max<std::int64_t>(1, 1024 / block_threads));
-  }
 
   KernelLaunch L;
   L.source = source_path("rmsnorm.cuh");
-  L.entry = entry("rmsnorm_fwd", ref.dtype, g.items, ahead ? ", true" : "");
+  L.entry = entry("rmsnorm_fwd", ref.dtype, g.items);
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(io_output("y", in_place ? &L.buffers.front() : nullptr, ref.dtype, s,
