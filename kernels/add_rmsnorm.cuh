@@ -1,7 +1,7 @@
 // Fused residual add + RMSNorm forward: h = x + r (stored in the io dtype), y = rmsnorm(h) * weight.
 // Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh.
 #pragma once
-#include "cluster_rows.cuh"
+#include "norm_common.cuh"
 
 namespace ladder {
 namespace norm {
@@ -24,94 +24,6 @@ __device__ __forceinline__ void chunk_sum(const uint4& x, const uint4& r,
   }
 }
 
-// The kernel's body; CLUSTER > 1: this block's slice of each row (cluster_rows.cuh).
-template <typename T, int ITEMS, bool ROUND_SUM, int CLUSTER>
-__device__ __forceinline__ void add_rmsnorm_rows(T* y, T* h, const T* x, const T* r, const T* w,
-                                                 float* rstd, int rows, int d, int x_stride,
-                                                 int r_stride, int h_stride, int y_stride,
-                                                 float eps, float w_offset) {
-  using E = Elem<T>;
-  constexpr int kVec = E::kVec;
-  __shared__ ReduceScratch<1> scratch;
-  __shared__ ClusterScratch<1> cluster_scratch;
-  int parity = 0, cluster_parity = 0;
-  const RowSlice slice = row_slice<T, CLUSTER>(d);
-  const RowLoop loop = cluster_row_loop(CLUSTER);
-  // Every row pointer moves to this block's slice once, so the row loop is the plain kernel's.
-  x += slice.begin;
-  r += slice.begin;
-  h += slice.begin;
-  y += slice.begin;
-  if (w != nullptr) w += slice.begin;
-  for (long long base = loop.first; base < rows; base += loop.step) {
-    const long long row = base + threadIdx.y;
-    const bool active = row < rows;
-    const long long at = active ? row : 0;  // inactive groups only join reductions
-    const T* xr = x + at * x_stride;
-    const T* rr = r + at * r_stride;
-    T* hr = h + at * h_stride;
-    T* yr = y + at * y_stride;
-    const int cols = active ? slice.cols : 0;
-    const void* ptrs[4] = {xr, rr, hr, yr};
-    const RowAccess access = row_access<T>(ptrs, 4);
-    const int tiles = tiles_for<T, ITEMS>(slice.span, access.phase);
-
-    constexpr bool kEarlyWeight = ITEMS <= 2;  // registers: see rmsnorm.cuh
-    const SkewedAccess wa = skewed_access<T>(w, access.phase);
-    uint4 xs[ITEMS], rs[ITEMS], ws[ITEMS];
-    float sum[1] = {0.f};
-    for (int t = 0; t < tiles; ++t) {
-      load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
-      load_tile<T, ITEMS>(rr, t, access.vec, access.phase, cols, rs);
-      if (kEarlyWeight && tiles == 1 && w != nullptr)
-        load_tile<T, ITEMS, Load::ReadOnly>(w, 0, wa.vec, access.phase, cols, ws, wa.skew);
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        float sv[kVec];
-        chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) sum[0] = fmaf(sv[e], sv[e], sum[0]);
-        // In registers (one tile), h goes out now so its stores overlap the reduction; they
-        // follow every load of the row (h may alias r). When the row streams, h waits for the
-        // second pass, which re-reads r.
-        if (tiles == 1)
-          store_chunk(hr, chunk_column<T, ITEMS>(0, i, access.phase), cols,
-                            access.vec, sv);
-      }
-    }
-    row_group_sum(sum, scratch, parity);
-    cluster_row_sum<1, CLUSTER>(sum, cluster_scratch, cluster_parity);
-    const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
-    if (active && rstd != nullptr && threadIdx.x == 0 && slice.begin == 0) rstd[row] = inv_rms;
-
-    for (int t = 0; t < tiles; ++t) {
-      if (tiles > 1) {
-        load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
-        load_tile<T, ITEMS>(rr, t, access.vec, access.phase, cols, rs);
-      }
-      const bool early = kEarlyWeight && tiles == 1;
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = chunk_column<T, ITEMS>(t, i, access.phase);
-        float sv[kVec];
-        chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
-        if (tiles > 1) store_chunk(hr, c0, cols, access.vec, sv);
-        if (w != nullptr) {
-          float wv[kVec];
-          E::unpack(early ? ws[i] : load_chunk_packed<T, Load::ReadOnly>(w, c0, cols, wa.vec, wa.skew), wv);
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) sv[e] = sv[e] * inv_rms * (wv[e] + w_offset);
-        } else {
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) sv[e] *= inv_rms;
-        }
-        store_chunk(yr, c0, cols, access.vec, sv);
-      }
-    }
-  }
-  cluster_finish<CLUSTER>();
-}
-
 }  // namespace norm
 
 // ITEMS: 16-byte chunks per thread per tile (host-chosen from d; see README).
@@ -125,25 +37,76 @@ __global__ void __launch_bounds__(1024)
     add_rmsnorm_fwd(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows, int d,
                     int x_stride, int r_stride, int h_stride, int y_stride, float eps,
                     float w_offset) {
-  norm::add_rmsnorm_rows<T, ITEMS, ROUND_SUM, 1>(y, h, x, r, w, rstd, rows, d, x_stride, r_stride,
-                                                 h_stride, y_stride, eps, w_offset);
-}
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  __shared__ norm::ReduceScratch<1> scratch;
+  int parity = 0;
+  const norm::RowLoop loop;
+  for (long long base = loop.first; base < rows; base += loop.step) {
+    const long long row = base + threadIdx.y;
+    const bool active = row < rows;
+    const long long at = active ? row : 0;  // inactive groups only join reductions
+    const T* xr = x + at * x_stride;
+    const T* rr = r + at * r_stride;
+    T* hr = h + at * h_stride;
+    T* yr = y + at * y_stride;
+    const int cols = active ? d : 0;
+    const void* ptrs[4] = {xr, rr, hr, yr};
+    const norm::RowAccess access = norm::row_access<T>(ptrs, 4);
+    const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
 
-// The same with each row split over a cluster of CLUSTER blocks (sm_90; cluster_rows.cuh): the
-// grid is CLUSTER blocks per row group, and ITEMS covers one slice, ceil(d / CLUSTER) rounded up
-// to whole chunks. Built for older archs it traps: the host plans clusters only for sm_90.
-template <typename T, int ITEMS, bool ROUND_SUM, int CLUSTER>
-__global__ void LADDER_CLUSTER_DIMS(CLUSTER) __launch_bounds__(1024)
-    add_rmsnorm_fwd_cluster(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
-                            int d, int x_stride, int r_stride, int h_stride, int y_stride,
-                            float eps, float w_offset) {
-#if LADDER_HAS_CLUSTERS
-  norm::add_rmsnorm_rows<T, ITEMS, ROUND_SUM, CLUSTER>(y, h, x, r, w, rstd, rows, d, x_stride,
-                                                       r_stride, h_stride, y_stride, eps,
-                                                       w_offset);
-#else
-  __trap();
-#endif
+    constexpr bool kEarlyWeight = ITEMS <= 2;  // registers: see rmsnorm.cuh
+    const norm::SkewedAccess wa = norm::skewed_access<T>(w, access.phase);
+    uint4 xs[ITEMS], rs[ITEMS], ws[ITEMS];
+    float sum[1] = {0.f};
+    for (int t = 0; t < tiles; ++t) {
+      norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
+      norm::load_tile<T, ITEMS>(rr, t, access.vec, access.phase, cols, rs);
+      if (kEarlyWeight && tiles == 1 && w != nullptr)
+        norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, wa.vec, access.phase, cols, ws, wa.skew);
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        float sv[kVec];
+        norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) sum[0] = fmaf(sv[e], sv[e], sum[0]);
+        // In registers (one tile), h goes out now so its stores overlap the reduction; they
+        // follow every load of the row (h may alias r). When the row streams, h waits for the
+        // second pass, which re-reads r.
+        if (tiles == 1)
+          norm::store_chunk(hr, norm::chunk_column<T, ITEMS>(0, i, access.phase), cols,
+                            access.vec, sv);
+      }
+    }
+    norm::row_group_sum(sum, scratch, parity);
+    const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
+    if (active && rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+
+    for (int t = 0; t < tiles; ++t) {
+      if (tiles > 1) {
+        norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
+        norm::load_tile<T, ITEMS>(rr, t, access.vec, access.phase, cols, rs);
+      }
+      const bool early = kEarlyWeight && tiles == 1;
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
+        float sv[kVec];
+        norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
+        if (tiles > 1) norm::store_chunk(hr, c0, cols, access.vec, sv);
+        if (w != nullptr) {
+          float wv[kVec];
+          E::unpack(early ? ws[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, wa.vec, wa.skew), wv);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) sv[e] = sv[e] * inv_rms * (wv[e] + w_offset);
+        } else {
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) sv[e] *= inv_rms;
+        }
+        norm::store_chunk(yr, c0, cols, access.vec, sv);
+      }
+    }
+  }
 }
 
 }  // namespace ladder

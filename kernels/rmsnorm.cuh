@@ -1,92 +1,9 @@
 // RMSNorm forward: y = x / sqrt(mean(x^2) + eps) * weight, weight being 1, w, or (1 + w) (Gemma).
 // Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh.
 #pragma once
-#include "cluster_rows.cuh"
+#include "norm_common.cuh"
 
 namespace ladder {
-
-namespace norm {
-
-// The kernel's body; CLUSTER > 1: this block's slice of each row (cluster_rows.cuh).
-template <typename T, int ITEMS, int CLUSTER>
-__device__ __forceinline__ void rmsnorm_rows(T* y, const T* x, const T* w, float* rstd, int rows,
-                                             int d, int x_stride, int y_stride, float eps,
-                                             float w_offset) {
-  using E = Elem<T>;
-  constexpr int kVec = E::kVec;
-  __shared__ ReduceScratch<1> scratch;
-  __shared__ ClusterScratch<1> cluster_scratch;
-  int parity = 0, cluster_parity = 0;
-  const RowSlice slice = row_slice<T, CLUSTER>(d);
-  const RowLoop loop = cluster_row_loop(CLUSTER);
-  // Every row pointer moves to this block's slice once, so the row loop is the plain kernel's.
-  x += slice.begin;
-  y += slice.begin;
-  if (w != nullptr) w += slice.begin;
-  for (long long base = loop.first; base < rows; base += loop.step) {
-    const long long row = base + threadIdx.y;
-    const bool active = row < rows;
-    // Inactive groups (past the last row) still join the reductions; they point at row 0 and
-    // neither load nor store.
-    const T* xr = x + (active ? row : 0) * static_cast<long long>(x_stride);
-    T* yr = y + (active ? row : 0) * static_cast<long long>(y_stride);
-    const int cols = active ? slice.cols : 0;
-    const void* ptrs[2] = {xr, yr};
-    const RowAccess access = row_access<T>(ptrs, 2);
-    const int tiles = tiles_for<T, ITEMS>(slice.span, access.phase);
-
-    // The row stays packed as stored between the passes (4 registers per chunk whatever T is).
-    // With one tile and few chunks the weight is loaded up front too, so after the reduction
-    // nothing waits on memory. Otherwise (registers: ptxas spills past these) each weight chunk
-    // is read just before its use, from L1.
-    constexpr bool kEarlyWeight = ITEMS <= 2;
-    const SkewedAccess wa = skewed_access<T>(w, access.phase);
-    uint4 xs[ITEMS];
-    uint4 ws[ITEMS];
-    float sum[1] = {0.f};
-    for (int t = 0; t < tiles; ++t) {
-      load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
-      if (kEarlyWeight && tiles == 1 && w != nullptr)
-        load_tile<T, ITEMS, Load::ReadOnly>(w, 0, wa.vec, access.phase, cols, ws, wa.skew);
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        float f[kVec];
-        E::unpack(xs[i], f);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) sum[0] = fmaf(f[e], f[e], sum[0]);
-      }
-    }
-    row_group_sum(sum, scratch, parity);
-    cluster_row_sum<1, CLUSTER>(sum, cluster_scratch, cluster_parity);
-    const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
-    if (active && rstd != nullptr && threadIdx.x == 0 && slice.begin == 0) rstd[row] = inv_rms;
-
-    for (int t = 0; t < tiles; ++t) {
-      // One tile: the row is still in registers. Several: re-read it (mostly from L2).
-      if (tiles > 1) load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
-      const bool early = kEarlyWeight && tiles == 1;
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = chunk_column<T, ITEMS>(t, i, access.phase);
-        float v[kVec];
-        E::unpack(xs[i], v);
-        if (w != nullptr) {
-          float wv[kVec];
-          E::unpack(early ? ws[i] : load_chunk_packed<T, Load::ReadOnly>(w, c0, cols, wa.vec, wa.skew), wv);
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
-        } else {
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
-        }
-        store_chunk(yr, c0, cols, access.vec, v);
-      }
-    }
-  }
-  cluster_finish<CLUSTER>();
-}
-
-}  // namespace norm
 
 // ITEMS: 16-byte chunks each thread keeps per tile (the host picks it from d; see README).
 // w: nullable (no weight); w_offset: 0 for plain weights, 1 for Gemma's (1 + w).
@@ -96,22 +13,70 @@ template <typename T, int ITEMS>
 __global__ void __launch_bounds__(1024)
     rmsnorm_fwd(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                 int y_stride, float eps, float w_offset) {
-  norm::rmsnorm_rows<T, ITEMS, 1>(y, x, w, rstd, rows, d, x_stride, y_stride, eps, w_offset);
-}
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  __shared__ norm::ReduceScratch<1> scratch;
+  int parity = 0;
+  const norm::RowLoop loop;
+  for (long long base = loop.first; base < rows; base += loop.step) {
+    const long long row = base + threadIdx.y;
+    const bool active = row < rows;
+    // Inactive groups (past the last row) still join the reductions; they point at row 0 and
+    // neither load nor store.
+    const T* xr = x + (active ? row : 0) * static_cast<long long>(x_stride);
+    T* yr = y + (active ? row : 0) * static_cast<long long>(y_stride);
+    const int cols = active ? d : 0;
+    const void* ptrs[2] = {xr, yr};
+    const norm::RowAccess access = norm::row_access<T>(ptrs, 2);
+    const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
 
-// The same with each row split over a cluster of CLUSTER blocks (sm_90; cluster_rows.cuh): the
-// grid is CLUSTER blocks per row group, and ITEMS covers one slice, ceil(d / CLUSTER) rounded up
-// to whole chunks. Built for older archs it traps: the host plans clusters only for sm_90.
-template <typename T, int ITEMS, int CLUSTER>
-__global__ void LADDER_CLUSTER_DIMS(CLUSTER) __launch_bounds__(1024)
-    rmsnorm_fwd_cluster(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
-                        int y_stride, float eps, float w_offset) {
-#if LADDER_HAS_CLUSTERS
-  norm::rmsnorm_rows<T, ITEMS, CLUSTER>(y, x, w, rstd, rows, d, x_stride, y_stride, eps,
-                                        w_offset);
-#else
-  __trap();
-#endif
+    // The row stays packed as stored between the passes (4 registers per chunk whatever T is).
+    // With one tile and few chunks the weight is loaded up front too, so after the reduction
+    // nothing waits on memory. Otherwise (registers: ptxas spills past these) each weight chunk
+    // is read just before its use, from L1.
+    constexpr bool kEarlyWeight = ITEMS <= 2;
+    const norm::SkewedAccess wa = norm::skewed_access<T>(w, access.phase);
+    uint4 xs[ITEMS];
+    uint4 ws[ITEMS];
+    float sum[1] = {0.f};
+    for (int t = 0; t < tiles; ++t) {
+      norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
+      if (kEarlyWeight && tiles == 1 && w != nullptr)
+        norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, wa.vec, access.phase, cols, ws, wa.skew);
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        float f[kVec];
+        E::unpack(xs[i], f);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) sum[0] = fmaf(f[e], f[e], sum[0]);
+      }
+    }
+    norm::row_group_sum(sum, scratch, parity);
+    const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
+    if (active && rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+
+    for (int t = 0; t < tiles; ++t) {
+      // One tile: the row is still in registers. Several: re-read it (mostly from L2).
+      if (tiles > 1) norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
+      const bool early = kEarlyWeight && tiles == 1;
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
+        float v[kVec];
+        E::unpack(xs[i], v);
+        if (w != nullptr) {
+          float wv[kVec];
+          E::unpack(early ? ws[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, wa.vec, wa.skew), wv);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
+        } else {
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
+        }
+        norm::store_chunk(yr, c0, cols, access.vec, v);
+      }
+    }
+  }
 }
 
 }  // namespace ladder

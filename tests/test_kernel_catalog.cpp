@@ -112,13 +112,11 @@ TEST_CASE("catalog lists its ops and every op plans every dtype", "[kernels]") {
 TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[kernels]") {
   ladder::register_builtin_oracles();
   struct Want { std::int64_t rows, d; DType dt; std::uint32_t tpr; };
-  // Aligned dense rows: the whole row in one tile, every thread busy (one block per row: the
-  // cluster split is checked below).
+  // Aligned dense rows: the whole row in one tile, every thread busy.
   for (const auto& w : {Want{16384, 4096, DType::BF16, 128}, Want{16384, 1024, DType::BF16, 32},
                         Want{4096, 8192, DType::BF16, 256}, Want{4096, 16384, DType::BF16, 512},
                         Want{512, 32768, DType::BF16, 1024}, Want{512, 32768, DType::F32, 1024}}) {
-    const auto L = plan_checked({"rmsnorm", w.dt, {{"cluster", "1"}}},
-                                {{"rows", w.rows}, {"d", w.d}}).front();
+    const auto L = plan_checked({"rmsnorm", w.dt, {}}, {{"rows", w.rows}, {"d", w.d}}).front();
     INFO(w.rows << "x" << w.d << " " << L.entry);
     CHECK(L.block[0] == w.tpr);
     const int vec = w.dt == DType::F32 ? 4 : 8;
@@ -128,25 +126,15 @@ TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[ke
   // f32: four chunks a thread where that keeps the block at most 512 threads, eight (a small
   // spill) where four would need a 1024-thread block.
   for (const auto& w : {Want{16384, 4096, DType::F32, 256}, Want{4096, 16384, DType::F32, 512}}) {
-    const auto L = plan_checked({"rmsnorm", w.dt, {{"cluster", "1"}}},
-                                {{"rows", w.rows}, {"d", w.d}}).front();
+    const auto L = plan_checked({"rmsnorm", w.dt, {}}, {{"rows", w.rows}, {"d", w.d}}).front();
     INFO(w.rows << "x" << w.d << " " << L.entry);
     CHECK(L.block[0] == w.tpr);
   }
   // add_rmsnorm never spills to keep a row in registers: a 16-bit row past 1024 x 2 chunks
   // streams instead.
-  const auto wide = plan_checked({"add_rmsnorm", DType::BF16, {{"cluster", "1"}}},
-                                 {{"rows", 512}, {"d", 32768}});
+  const auto wide = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 512}, {"d", 32768}});
   CHECK(wide.front().block[0] == 1024);
   CHECK(wide.front().entry.find(", 2, ") != std::string::npos);
-  // Rows too wide for a 512-thread block split over a cluster: 4 blocks of 512 threads for a
-  // bf16 add_rmsnorm row of 32768 (two chunks a thread), 2 for rmsnorm (four).
-  const auto split = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 512}, {"d", 32768}});
-  CHECK(split.front().entry == "ladder::add_rmsnorm_fwd_cluster<__nv_bfloat16, 2, false, 4>");
-  CHECK(split.front().block[0] == 512);
-  CHECK(split.front().grid[0] == 4 * 512);
-  const auto split1 = plan_checked({"rmsnorm", DType::BF16, {}}, {{"rows", 2048}, {"d", 32768}});
-  CHECK(split1.front().entry == "ladder::rmsnorm_fwd_cluster<__nv_bfloat16, 4, 2>");
   // Odd d: a spare chunk for the row's phase, and most threads busy.
   const auto odd = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 8192}, {"d", 2049}});
   CHECK(odd.front().block[0] >= 96);
@@ -266,9 +254,7 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::add_rmsnorm_bwd<__nv_bfloat16, 2>",
                            "ladder::layernorm_bwd<__half, 2>", "ladder::column_sum<float>",
                            "ladder::layernorm_bwd<__half, 2, true>",
-                           "ladder::add_rmsnorm_bwd<float, 4, true>",
-                           "ladder::rmsnorm_fwd_cluster<__nv_bfloat16, 4, 2>",
-                           "ladder::add_rmsnorm_fwd_cluster<__half, 2, true, 8>"})
+                           "ladder::add_rmsnorm_bwd<float, 4, true>"})
     CHECK(entries.count(must) == 1);
 }
 

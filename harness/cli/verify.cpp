@@ -28,14 +28,11 @@ const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
 std::vector<Variant> variants_of(const std::string& op) {
   if (op == "rmsnorm")
     return {{{"weight", "none"}}, {{"weight", "gemma"}}, {{"inplace", "y_x"}}, {{"strided", "1"}},
-            {{"strided", "odd"}}, {{"write_rstd", "0"}}, {{"cluster", "2"}},
-            {{"cluster", "8"}, {"strided", "odd"}}, {{"cluster", "4"}, {"weight", "gemma"}}};
+            {{"strided", "odd"}}, {{"write_rstd", "0"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
             {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},
-            {{"convention", "B"}, {"inplace", "both"}}, {{"cluster", "2"}},
-            {{"cluster", "4"}, {"inplace", "both"}}, {{"cluster", "8"}, {"strided", "odd"}},
-            {{"cluster", "4"}, {"convention", "B"}, {"weight", "none"}}};
+            {{"convention", "B"}, {"inplace", "both"}}};
   if (op == "layernorm") return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}}};
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).

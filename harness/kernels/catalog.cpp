@@ -32,10 +32,8 @@ struct OpEntry {
 const std::vector<OpEntry>& table() {
   static const std::vector<OpEntry> t = [] {
     return std::vector<OpEntry>{
-        {"rmsnorm", detail::plan_rmsnorm, {{"cluster", {"1", "2", "4", "8"}}},
-         detail::rmsnorm_row_limits()},
-        {"add_rmsnorm", detail::plan_add_rmsnorm,
-         {{"convention", {"A", "B"}}, {"cluster", {"1", "2", "4", "8"}}},
+        {"rmsnorm", detail::plan_rmsnorm, {}, detail::rmsnorm_row_limits()},
+        {"add_rmsnorm", detail::plan_add_rmsnorm, {{"convention", {"A", "B"}}},
          detail::add_rmsnorm_row_limits()},
         {"layernorm", detail::plan_layernorm, {}, detail::layernorm_row_limits()},
         {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},

@@ -36,55 +36,6 @@ ConcreteBuffer io_output(const std::string& name, const ConcreteBuffer* overwrit
   return matrix(name, BufferRole::Output, dt, s.rows, s.d, stride, "normal");
 }
 
-const std::vector<std::string> kCluster = {"auto", "1", "2", "4", "8"};
-
-// Row geometry, with rows too wide for one block of at most 512 threads split over a cluster of
-// blocks (kernels/cluster_rows.cuh). A row that needs a 1024-thread block (or would stream) is
-// alone on its SM with nothing to overlap its reduction and stores; "auto" then takes the
-// smallest cluster of 2, 4 or 8 blocks whose slice fits one tile of at most 512 threads (not for
-// few rows: decode-sized work wants the shortest path). A number pins the cluster (1: none).
-struct SplitGeometry {
-  RowGeometry g;
-  int cluster = 1;
-};
-
-SplitGeometry split_geometry(const std::string& op, const std::string& cluster, std::size_t elem,
-                             const Shape& s, bool misaligned, const RowLimits& limits, int forced,
-                             int rpb) {
-  SplitGeometry out;
-  out.g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
-  auto slice_geometry = [&](int blocks) {
-    const std::int64_t vec = 16 / static_cast<std::int64_t>(elem);
-    const std::int64_t span = (((s.d + blocks - 1) / blocks) + vec - 1) / vec * vec;
-    return choose_row_geometry(elem, s.rows, span, misaligned, limits, forced);
-  };
-  if (cluster == "auto") {
-    const bool wide = out.g.threads_per_row > 512 || out.g.streams;
-    const bool few_rows = s.rows < 2 * std::int64_t{limits.sm_count};
-    if (wide && !few_rows) {
-      for (int blocks : {2, 4, 8}) {
-        const RowGeometry alt = slice_geometry(blocks);
-        if (alt.threads_per_row <= 512 && !alt.streams) {
-          out.g = alt;
-          out.cluster = blocks;
-          break;
-        }
-      }
-    }
-  } else {
-    out.cluster = std::stoi(cluster);
-    if (out.cluster > 1) out.g = slice_geometry(out.cluster);
-  }
-  apply_rows_per_block(op, rpb, s.rows, out.g);
-  out.g.blocks *= out.cluster;
-  return out;
-}
-
-// ", C" after the other template arguments for a cluster kernel; nothing for the plain one.
-std::string cluster_argument(int cluster) {
-  return cluster > 1 ? ", " + std::to_string(cluster) : "";
-}
-
 }  // namespace
 
 // The limits below come from ptxas (-Xptxas -v, sm_90) and an ITEMS sweep on the H200
@@ -115,7 +66,6 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const std::string inplace = v.get("inplace", "none", {"none", "y_x"});
   const std::string strided = v.get("strided", "0", kStrided);
   const bool write_rstd = v.get("write_rstd", "1", kFlag) == "1";
-  const std::string cluster = v.get("cluster", "auto", kCluster);
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = rmsnorm_row_limits();
   const int forced = v.items(elem, limits);
@@ -129,15 +79,13 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                              : std::vector<std::string>{"x", "y"},
                              strided, s.d);
   if (in_place) strides["y"] = strides["x"];
-  const SplitGeometry split = split_geometry(op, cluster, elem, s,
-                                             strides_misaligned(strides, elem), limits, forced, rpb);
-  const RowGeometry& g = split.g;
+  RowGeometry g =
+      choose_row_geometry(elem, s.rows, s.d, strides_misaligned(strides, elem), limits, forced);
+  apply_rows_per_block(op, rpb, s.rows, g);
 
   KernelLaunch L;
   L.source = source_path("rmsnorm.cuh");
-  L.entry = split.cluster > 1 ? entry("rmsnorm_fwd_cluster", ref.dtype, g.items,
-                                      cluster_argument(split.cluster))
-                              : entry("rmsnorm_fwd", ref.dtype, g.items);
+  L.entry = entry("rmsnorm_fwd", ref.dtype, g.items);
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(io_output("y", in_place ? &L.buffers.front() : nullptr, ref.dtype, s,
@@ -168,7 +116,6 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const std::string inplace = v.get("inplace", "none", {"none", "h_r", "y_x", "both"});
   const std::string strided = v.get("strided", "0", kStrided);
   const bool write_rstd = v.get("write_rstd", "1", kFlag) == "1";
-  const std::string cluster = v.get("cluster", "auto", kCluster);
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = add_rmsnorm_row_limits();
   const int forced = v.items(elem, limits);
@@ -191,16 +138,14 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   // (sweep-items-forward.txt, 8192x2049: 0.54 of the copy ceiling at ITEMS 3, 0.46 at 2).
   RowLimits row_limits = limits;
   if (misaligned && elem == 2) row_limits.spill_free_values_16bit = 24;
-  const SplitGeometry split =
-      split_geometry(op, cluster, elem, s, misaligned, row_limits, forced, rpb);
-  const RowGeometry& g = split.g;
+  RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, row_limits, forced);
+  apply_rows_per_block(op, rpb, s.rows, g);
 
   KernelLaunch L;
   L.source = source_path("add_rmsnorm.cuh");
   // f32 has nothing to round, so convention B is the same code as A: one instantiation.
   const bool round_sum = convention == "B" && ref.dtype != DType::F32;
-  L.entry = entry(split.cluster > 1 ? "add_rmsnorm_fwd_cluster" : "add_rmsnorm_fwd", ref.dtype,
-                  g.items, (round_sum ? ", true" : ", false") + cluster_argument(split.cluster));
+  L.entry = entry("add_rmsnorm_fwd", ref.dtype, g.items, round_sum ? ", true" : ", false");
   L.buffers.push_back(io_input("x", y_over_x, ref.dtype, s, strides["x"]));
   L.buffers.push_back(io_input("r", h_over_r, ref.dtype, s, strides["r"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
