@@ -13,8 +13,8 @@ namespace ladder {
 
 namespace norm {
 
-// The kernel's body on the row group's chunk grid (phase, SHIFTED: backward_common.cuh).
-template <typename T, int ITEMS, bool SHIFTED>
+// The kernel's body on the row group's chunk grid (phase: backward_common.cuh).
+template <typename T, int ITEMS>
 __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgamma_partial,
                                                    float* dbeta_partial, const T* x,
                                                    const T* gamma, const T* dy, int rows, int d,
@@ -55,11 +55,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   const int tiles = norm::tiles_for<T, ITEMS>(d, phase);
   // A thread owns the same gamma chunks in every row: one tile loads them once per block (where
   // registers allow); otherwise each is read just before its use, from L1.
-  // With the look-ahead below (two rows of x and dy held), a 16-bit thread of two chunks has no
-  // registers left for gamma (ptxas spills): it reads gamma from L1 instead. A runtime phase
-  // costs the registers that a 16-bit look-ahead of two chunks would need.
-  constexpr bool kAhead = SHIFTED ? ITEMS * kVec <= 8 : ITEMS <= 2;
-  constexpr bool kHoldGamma = ITEMS * kVec <= (kAhead ? 8 : 16);
+  constexpr bool kHoldGamma = ITEMS * kVec <= 16;
   const bool hold_gamma = kHoldGamma && tiles == 1;
   const norm::SkewedAccess ga = norm::weight_access<T>(gamma, phase);
   uint4 gs[ITEMS];
@@ -80,6 +76,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   };
   // One tile, where registers allow: each row's x and dy are loaded one row ahead, so the loads
   // overlap the previous row's two reductions and its stores. Rows never overlap in memory.
+  constexpr bool kAhead = ITEMS * kVec <= 8;
   const bool ahead = kAhead && tiles == 1;
   // x and dy packed as stored: a 16-bit row takes half the registers of fp32.
   uint4 xs[ITEMS], dys[ITEMS], next_x[ITEMS], next_dy[ITEMS];
@@ -223,8 +220,8 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     // The partials need every row group on one tile when d fits one unshifted.
     phase = norm::group_phase<T, ITEMS>(first, 3, d, norm::tiles_for<T, ITEMS>(d, 0) == 1);
   }
-  norm::layernorm_bwd_rows<T, ITEMS, SHIFTED>(phase, dx, dgamma_partial, dbeta_partial, x, gamma,
-                                              dy, rows, d, x_stride, dy_stride, dx_stride, eps);
+  norm::layernorm_bwd_rows<T, ITEMS>(phase, dx, dgamma_partial, dbeta_partial, x, gamma, dy,
+                                     rows, d, x_stride, dy_stride, dx_stride, eps);
 }
 
 }  // namespace ladder
