@@ -56,14 +56,14 @@ __global__ void __launch_bounds__(1024)
     const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
 
     constexpr bool kEarlyWeight = ITEMS <= 2;  // registers: see rmsnorm.cuh
-    const norm::SkewedAccess wa = norm::skewed_access<T>(w, access.phase);
+    const bool w_vec = norm::weight_vec_ok(w, access);
     uint4 xs[ITEMS], rs[ITEMS], ws[ITEMS];
     float sum[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
       norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
       norm::load_tile<T, ITEMS>(rr, t, access.vec, access.phase, cols, rs);
       if (kEarlyWeight && tiles == 1 && w != nullptr)
-        norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, wa.vec, access.phase, cols, ws, wa.skew);
+        norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_vec, access.phase, cols, ws);
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         float sv[kVec];
@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(1024)
         if (tiles > 1) norm::store_chunk(hr, c0, cols, access.vec, sv);
         if (w != nullptr) {
           float wv[kVec];
-          E::unpack(early ? ws[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, wa.vec, wa.skew), wv);
+          E::unpack(early ? ws[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec), wv);
 #pragma unroll
           for (int e = 0; e < kVec; ++e) sv[e] = sv[e] * inv_rms * (wv[e] + w_offset);
         } else {

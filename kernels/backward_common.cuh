@@ -28,10 +28,28 @@ constexpr int kBackwardMaxThreads = 512;
 template <typename T>
 __device__ __forceinline__ RowAccess grid_access(const void* const* rows, int count,
                                                  int grid_phase) {
-  RowAccess a = row_access<T>(rows, count);
+  RowAccess a = row_access<T, true>(rows, count);
   a.vec = a.vec && a.phase == grid_phase;
   a.phase = grid_phase;
   return a;
+}
+
+// The unshifted grid (SHIFTED = false): the vector path only for rows whose pointers are all
+// 16-byte aligned (null pointers, of absent optional tensors, are).
+__device__ __forceinline__ RowAccess aligned_access(const void* const* rows, int count) {
+  RowAccess a;
+  a.vec = true;
+  for (int k = 0; k < count; ++k) a.vec = a.vec && offset_in_chunk(rows[k]) == 0;
+  a.phase = 0;
+  return a;
+}
+
+// A row's access on the group's grid: the unshifted rule, or the shifted one at `phase`.
+template <typename T, bool SHIFTED>
+__device__ __forceinline__ RowAccess backward_access(const void* const* rows, int count,
+                                                     int phase) {
+  if constexpr (SHIFTED) return grid_access<T>(rows, count, phase);
+  return aligned_access(rows, count);
 }
 
 // The phase a row group fixes from its first row's pointers (first_rows). ONE (the row must fit
@@ -39,22 +57,43 @@ __device__ __forceinline__ RowAccess grid_access(const void* const* rows, int co
 template <typename T, int ITEMS>
 __device__ __forceinline__ int group_phase(const void* const* first_rows, int count, int d,
                                            bool one) {
-  const RowAccess first = row_access<T>(first_rows, count);
+  const RowAccess first = row_access<T, true>(first_rows, count);
   const int phase = first.vec ? first.phase : 0;
   return (one && tiles_for<T, ITEMS>(d, phase) != 1) ? 0 : phase;
 }
 
-// Access to a weight on the group's chunk grid. On the unshifted grid (phase a literal 0 in the
-// kernels instantiated with SHIFTED = false) a weight off the 16-byte grid is gathered rather
-// than read skewed: the skewed path's registers would make those kernels spill.
-template <typename T>
+// Access to a weight on the group's chunk grid. On the unshifted grid (SHIFTED = false, and a
+// shifted group at phase 0) a weight off the 16-byte grid is gathered rather than read skewed:
+// the skewed path's registers slow the aligned kernels down.
+template <typename T, bool SHIFTED>
 __device__ __forceinline__ SkewedAccess weight_access(const void* w, int phase) {
-  SkewedAccess a = skewed_access<T>(w, phase);
-  if (phase == 0) {
-    a.vec = a.vec && a.skew == 0;
+  SkewedAccess a;
+  if constexpr (SHIFTED) a = skewed_access<T>(w, phase);
+  if (!SHIFTED || phase == 0) {
+    a.vec = offset_in_chunk(w) == 0;
     a.skew = 0;
   }
   return a;
+}
+
+// A weight tile / chunk on the group's grid: read skewed only by the SHIFTED kernels, so the
+// unshifted ones keep the plain loads' code.
+template <typename T, int ITEMS, bool SHIFTED>
+__device__ __forceinline__ void load_weight_tile(const T* w, const SkewedAccess& a, int phase,
+                                                 int d, uint4 (&raw)[ITEMS]) {
+  if constexpr (SHIFTED) {
+    load_tile_skewed<T, ITEMS, Load::ReadOnly>(w, 0, a, phase, d, raw);
+  } else {
+    load_tile<T, ITEMS, Load::ReadOnly>(w, 0, a.vec, 0, d, raw);
+  }
+}
+
+template <typename T, int ITEMS, bool SHIFTED>
+__device__ __forceinline__ uint4 load_weight_chunk(const T* w, int tile, int item,
+                                                   const SkewedAccess& a, int phase, int d) {
+  const int c0 = chunk_column<T, ITEMS>(tile, item, SHIFTED ? phase : 0);
+  if constexpr (SHIFTED) return load_chunk_skewed<T, Load::ReadOnly>(w, c0, d, a);
+  return load_chunk_packed<T, Load::ReadOnly>(w, c0, d, a.vec);
 }
 
 // The first row of this thread's row group (row 0 for a group past the last row).
@@ -64,30 +103,55 @@ __device__ __forceinline__ long long group_first_row(int rows) {
 }
 
 // Writes partial[blockIdx.x][c] = sum over the block's row groups (in group order) of acc for
-// column c. Row groups may sit on differently shifted grids, so they are joined column by column
-// in the partial row itself, one group after another; the barrier between groups also makes one
-// group's writes visible to the next. Every thread of the block must call it (it has barriers);
-// it runs once per block, after the row loop, and only for rows of one tile (every group covers
-// all d columns).
-template <typename T, int ITEMS>
+// column c. Every thread of the block must call it (it has barriers); it runs once per block,
+// after the row loop, and only for rows of one tile (every group covers all d columns).
+// SHIFTED = false: every group is on the unshifted grid, so the groups' sums meet in shared
+// memory item by item. SHIFTED: groups may sit on differently shifted grids, so they are joined
+// column by column in the partial row itself, one group after another; the barrier between
+// groups also makes one group's writes visible to the next.
+template <typename T, int ITEMS, bool SHIFTED>
 __device__ __forceinline__ void write_block_partial(float* partial, int d, int phase,
                                                     const float (&acc)[ITEMS][Elem<T>::kVec]) {
   constexpr int kVec = Elem<T>::kVec;
   float* out = partial + static_cast<long long>(blockIdx.x) * d;
-  for (int g = 0; g < static_cast<int>(blockDim.y); ++g) {
-    if (static_cast<int>(threadIdx.y) == g) {
+  if constexpr (!SHIFTED) {
+    __shared__ float exchange[kBackwardMaxThreads * kVec];
+    const int tpr = blockDim.x;
+    const int groups = blockDim.y;
+    const int threads = tpr * groups;
+    const int tid = threadIdx.y * tpr + threadIdx.x;
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = chunk_column<T, ITEMS>(0, i, phase);
+    for (int i = 0; i < ITEMS; ++i) {
+      __syncthreads();  // the previous item's reads are done
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) {
-          const int col = c0 + e;
-          if (col < 0 || col >= d) continue;
-          out[col] = g == 0 ? acc[i][e] : out[col] + acc[i][e];
-        }
+      for (int e = 0; e < kVec; ++e)
+        exchange[threadIdx.y * tpr * kVec + threadIdx.x * kVec + e] = acc[i][e];
+      __syncthreads();
+      // Column of exchange slot j in item i: (i * tpr) * kVec + j, the unshifted chunk grid.
+      for (int j = tid; j < tpr * kVec; j += threads) {
+        const int col = i * tpr * kVec + j;
+        if (col >= d) continue;
+        float sum = 0.f;
+        for (int g = 0; g < groups; ++g) sum += exchange[g * tpr * kVec + j];
+        out[col] = sum;
       }
     }
-    __syncthreads();
+  } else {
+    for (int g = 0; g < static_cast<int>(blockDim.y); ++g) {
+      if (static_cast<int>(threadIdx.y) == g) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+          const int c0 = chunk_column<T, ITEMS>(0, i, phase);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) {
+            const int col = c0 + e;
+            if (col < 0 || col >= d) continue;
+            out[col] = g == 0 ? acc[i][e] : out[col] + acc[i][e];
+          }
+        }
+      }
+      __syncthreads();
+    }
   }
 }
 

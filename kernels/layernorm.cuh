@@ -32,18 +32,17 @@ __global__ void __launch_bounds__(1024)
     const norm::RowAccess access = norm::row_access<T>(ptrs, 2);
     const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
 
-    // Packed row (4 registers per chunk); gamma and beta come early where registers allow (f32
-    // ITEMS = 2 spills with both held early).
-    constexpr bool kEarlyAffine = ITEMS <= (sizeof(T) == 4 ? 1 : 2);
-    const norm::SkewedAccess ga = norm::skewed_access<T>(gamma, access.phase);
-    const norm::SkewedAccess ba = norm::skewed_access<T>(beta, access.phase);
+    // Packed row (4 registers per chunk); gamma and beta come early where registers allow.
+    constexpr bool kEarlyAffine = ITEMS <= 2;
+    const bool gamma_vec = norm::weight_vec_ok(gamma, access);
+    const bool beta_vec = norm::weight_vec_ok(beta, access);
     uint4 xs[ITEMS], gs[ITEMS], bs[ITEMS];
     float acc[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
       norm::load_tile<T, ITEMS, norm::Load::EvictFirst>(xr, t, access.vec, access.phase, cols, xs);
       if (kEarlyAffine && tiles == 1) {
-        if (gamma != nullptr) norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(gamma, 0, ga.vec, access.phase, cols, gs, ga.skew);
-        if (beta != nullptr) norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(beta, 0, ba.vec, access.phase, cols, bs, ba.skew);
+        if (gamma != nullptr) norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(gamma, 0, gamma_vec, access.phase, cols, gs);
+        if (beta != nullptr) norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(beta, 0, beta_vec, access.phase, cols, bs);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -91,13 +90,13 @@ __global__ void __launch_bounds__(1024)
         for (int e = 0; e < kVec; ++e) v[e] = (v[e] - mu) * inv_std;
         if (gamma != nullptr) {
           float g[kVec];
-          E::unpack(early ? gs[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(gamma, c0, cols, ga.vec, ga.skew), g);
+          E::unpack(early ? gs[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(gamma, c0, cols, gamma_vec), g);
 #pragma unroll
           for (int e = 0; e < kVec; ++e) v[e] *= g[e];
         }
         if (beta != nullptr) {
           float b[kVec];
-          E::unpack(early ? bs[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(beta, c0, cols, ba.vec, ba.skew), b);
+          E::unpack(early ? bs[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(beta, c0, cols, beta_vec), b);
 #pragma unroll
           for (int e = 0; e < kVec; ++e) v[e] += b[e];
         }

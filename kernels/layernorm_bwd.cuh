@@ -14,7 +14,7 @@ namespace ladder {
 namespace norm {
 
 // The kernel's body on the row group's chunk grid (phase: backward_common.cuh).
-template <typename T, int ITEMS>
+template <typename T, int ITEMS, bool SHIFTED>
 __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgamma_partial,
                                                    float* dbeta_partial, const T* x,
                                                    const T* gamma, const T* dy, int rows, int d,
@@ -44,7 +44,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     dyr = dy + at * dy_stride;
     dxr = dx + at * dx_stride;
     const void* ptrs[3] = {xr, dyr, dxr};
-    a = norm::grid_access<T>(ptrs, 3, phase);
+    a = norm::backward_access<T, SHIFTED>(ptrs, 3, phase);
     return row < rows ? d : 0;
   };
   const norm::RowLoop loop;
@@ -57,19 +57,17 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   // registers allow); otherwise each is read just before its use, from L1.
   constexpr bool kHoldGamma = ITEMS * kVec <= 16;
   const bool hold_gamma = kHoldGamma && tiles == 1;
-  const norm::SkewedAccess ga = norm::weight_access<T>(gamma, phase);
+  const norm::SkewedAccess ga = norm::weight_access<T, SHIFTED>(gamma, phase);
   uint4 gs[ITEMS];
   if (hold_gamma && gamma != nullptr)
-    norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(gamma, 0, ga.vec, phase, d, gs, ga.skew);
+    norm::load_weight_tile<T, ITEMS, SHIFTED>(gamma, ga, phase, d, gs);
   // g = dy * gamma (dy without gamma) for item i of tile t.
   auto grad = [&](int t, int i, const uint4& dy_raw, float (&g)[kVec]) {
     E::unpack(dy_raw, g);
     if (gamma == nullptr) return;
     float gm[kVec];
     E::unpack(hold_gamma ? gs[i]
-                         : norm::load_chunk_packed<T, norm::Load::ReadOnly>(
-                               gamma, norm::chunk_column<T, ITEMS>(t, i, phase), d, ga.vec,
-                               ga.skew),
+                         : norm::load_weight_chunk<T, ITEMS, SHIFTED>(gamma, t, i, ga, phase, d),
               gm);
 #pragma unroll
     for (int e = 0; e < kVec; ++e) g[e] *= gm[e];
@@ -128,7 +126,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
           // Columns outside the row hold 0, which is not the mean: leave them out explicitly.
-          const float dev = (c0 + e >= 0 && c0 + e < cols) ? xv[e] - mu : 0.f;
+          const float dev = ((!SHIFTED || c0 + e >= 0) && c0 + e < cols) ? xv[e] - mu : 0.f;
           sums[0] = fmaf(dev, dev, sums[0]);
           sums[1] += g[e];
           sums[2] = fmaf(g[e], dev, sums[2]);
@@ -198,8 +196,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     }
   }
   if (want_partials && tiles == 1) {
-    norm::write_block_partial<T, ITEMS>(dgamma_partial, d, phase, dgamma);
-    norm::write_block_partial<T, ITEMS>(dbeta_partial, d, phase, dbeta);
+    norm::write_block_partial<T, ITEMS, SHIFTED>(dgamma_partial, d, phase, dgamma);
+    norm::write_block_partial<T, ITEMS, SHIFTED>(dbeta_partial, d, phase, dbeta);
   }
 }
 
@@ -220,7 +218,7 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     // The partials need every row group on one tile when d fits one unshifted.
     phase = norm::group_phase<T, ITEMS>(first, 3, d, norm::tiles_for<T, ITEMS>(d, 0) == 1);
   }
-  norm::layernorm_bwd_rows<T, ITEMS>(phase, dx, dgamma_partial, dbeta_partial, x, gamma, dy,
+  norm::layernorm_bwd_rows<T, ITEMS, SHIFTED>(phase, dx, dgamma_partial, dbeta_partial, x, gamma, dy,
                                      rows, d, x_stride, dy_stride, dx_stride, eps);
 }
 

@@ -112,14 +112,14 @@ struct RowAccess {
   int phase = 0;  // elements from the previous 16-byte boundary to the row's first element
 };
 
-// rows[0] must not be null; null pointers after it (optional tensors) are skipped.
-template <typename T>
+// NULLABLE: null pointers after rows[0] (optional tensors) are skipped; rows[0] is never null.
+template <typename T, bool NULLABLE = false>
 __device__ __forceinline__ RowAccess row_access(const void* const* rows, int count) {
   RowAccess a;
   const unsigned off = offset_in_chunk(rows[0]);
   bool same = (off % sizeof(T)) == 0;
   for (int k = 1; k < count; ++k)
-    same = same && (rows[k] == nullptr || offset_in_chunk(rows[k]) == off);
+    same = same && ((NULLABLE && rows[k] == nullptr) || offset_in_chunk(rows[k]) == off);
   a.vec = same;
   a.phase = same ? static_cast<int>(off / sizeof(T)) : 0;
   return a;
@@ -153,37 +153,9 @@ __device__ __forceinline__ void store_chunk(T* row, int c0, int d, bool vec,
   }
 }
 
-// How a tensor read on another tensor's chunk grid (a weight on a shifted row's grid) is loaded:
-// `skew` elements past a 16-byte boundary at every chunk. Skewed chunks are read as the two
-// aligned 16-byte chunks that hold them, joined by a funnel shift (see load_tile).
-struct SkewedAccess {
-  bool vec = false;  // the pointer is element-aligned, so 16-byte loads are possible at all
-  int skew = 0;
-};
-
-// Access to p[c] for the columns c of a chunk grid shifted by `phase` (c = q*VEC - phase).
-template <typename T>
-__device__ __forceinline__ SkewedAccess skewed_access(const void* p, int phase) {
-  SkewedAccess a;
-  const unsigned off = offset_in_chunk(p);
-  a.vec = (off % sizeof(T)) == 0;
-  const int kVec = Elem<T>::kVec;
-  a.skew = a.vec ? ((static_cast<int>(off / sizeof(T)) - phase) % kVec + kVec) % kVec : 0;
-  return a;
-}
-
-// The 16 bytes that start `bytes` (0 < bytes < 16) into lo:hi. `bytes` is the same for every
-// chunk of a row, so the selects below do not diverge.
-__device__ __forceinline__ uint4 funnel16(const uint4& lo, const uint4& hi, int bytes) {
-  const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-  const int q = bytes >> 2;
-  const unsigned shift = (bytes & 3) * 8;
-  unsigned a[5];
-#pragma unroll
-  for (int j = 0; j < 5; ++j)
-    a[j] = q == 0 ? w[j] : q == 1 ? w[j + 1] : q == 2 ? w[j + 2] : w[j + 3];
-  return make_uint4(__funnelshift_r(a[0], a[1], shift), __funnelshift_r(a[1], a[2], shift),
-                    __funnelshift_r(a[2], a[3], shift), __funnelshift_r(a[3], a[4], shift));
+// True when the weight pointer can use the vector path for a row with this access.
+__device__ __forceinline__ bool weight_vec_ok(const void* w, const RowAccess& a) {
+  return a.vec && a.phase == 0 && offset_in_chunk(w) == 0;
 }
 
 // Shared memory for joining the warps of one row group: two buffers used alternately, so a
@@ -291,6 +263,87 @@ __device__ __forceinline__ uint4 gather_chunk(const T* row, int c0, int d) {
   return make_uint4(word[0], word[1], word[2], word[3]);
 }
 
+// One chunk, packed: a 16-byte load where legal, else gathered. For weights read chunk by chunk
+// after the reduction (they hit L1), where holding a whole tile of them would cost registers.
+template <typename T, Load KIND = Load::Plain>
+__device__ __forceinline__ uint4 load_chunk_packed(const T* row, int c0, int d, bool vec) {
+  if (vec && c0 >= 0 && c0 + Elem<T>::kVec <= d)
+    return load16<KIND>(reinterpret_cast<const uint4*>(row + c0));
+  return gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
+}
+
+// Loads the ITEMS chunks a thread owns in tile `tile`, packed as stored (4 registers per chunk
+// whatever T is). Every 16-byte load of the tile is issued before any chunk is used or any edge
+// chunk is gathered: were each load followed by its use, as a per-chunk branch makes the compiler
+// do, the thread would wait one full memory latency per chunk instead of one per tile.
+template <typename T, int ITEMS, Load KIND = Load::Plain>
+__device__ __forceinline__ void load_tile(const T* row, int tile, bool vec, int phase, int d,
+                                          uint4 (&raw)[ITEMS]) {
+  constexpr int kVec = Elem<T>::kVec;
+  // A thread's chunks ascend with i, so checking the first and the last covers them all. Most
+  // threads take this path; keeping the edge handling out of it keeps its registers few.
+  const int first = chunk_column<T, ITEMS>(tile, 0, phase);
+  const int last = chunk_column<T, ITEMS>(tile, ITEMS - 1, phase);
+  if (vec && first >= 0 && last + kVec <= d) {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      raw[i] = load16<KIND>(reinterpret_cast<const uint4*>(row + chunk_column<T, ITEMS>(tile, i, phase)));
+    }
+    return;
+  }
+  // Edge threads: the 16-byte loads first, without branches between them, then the chunks that
+  // straddle an end of the row; chunks wholly outside it are zero and read nothing.
+  bool full[ITEMS];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int c0 = chunk_column<T, ITEMS>(tile, i, phase);
+    full[i] = vec && c0 >= 0 && c0 + kVec <= d;
+    if (full[i]) raw[i] = load16<KIND>(reinterpret_cast<const uint4*>(row + c0));
+  }
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    if (full[i]) continue;
+    const int c0 = chunk_column<T, ITEMS>(tile, i, phase);
+    raw[i] = (c0 >= d || c0 + kVec <= 0) ? make_uint4(0u, 0u, 0u, 0u)
+                                         : gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
+  }
+}
+
+// Skewed reads, for a weight read on a shifted chunk grid (the SHIFTED backward kernels): the
+// weight then sits `skew` elements past a 16-byte boundary at every chunk, and each chunk is read
+// as the two aligned 16-byte chunks that hold it, joined by a funnel shift. Kept apart from
+// load_tile and load_chunk_packed: folded into them, even a skew of a constant 0 changed ptxas's
+// register allocation of the aligned kernels, and they measured 3-8% slower on the H200.
+struct SkewedAccess {
+  bool vec = false;  // the pointer is element-aligned, so 16-byte loads are possible at all
+  int skew = 0;
+};
+
+// Access to p[c] for the columns c of a chunk grid shifted by `phase` (c = q*VEC - phase).
+template <typename T>
+__device__ __forceinline__ SkewedAccess skewed_access(const void* p, int phase) {
+  SkewedAccess a;
+  const unsigned off = offset_in_chunk(p);
+  a.vec = (off % sizeof(T)) == 0;
+  const int kVec = Elem<T>::kVec;
+  a.skew = a.vec ? ((static_cast<int>(off / sizeof(T)) - phase) % kVec + kVec) % kVec : 0;
+  return a;
+}
+
+// The 16 bytes that start `bytes` (0 < bytes < 16) into lo:hi. `bytes` is the same for every
+// chunk of a row, so the selects below do not diverge.
+__device__ __forceinline__ uint4 funnel16(const uint4& lo, const uint4& hi, int bytes) {
+  const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  const int q = bytes >> 2;
+  const unsigned shift = (bytes & 3) * 8;
+  unsigned a[5];
+#pragma unroll
+  for (int j = 0; j < 5; ++j)
+    a[j] = q == 0 ? w[j] : q == 1 ? w[j + 1] : q == 2 ? w[j + 2] : w[j + 3];
+  return make_uint4(__funnelshift_r(a[0], a[1], shift), __funnelshift_r(a[1], a[2], shift),
+                    __funnelshift_r(a[2], a[3], shift), __funnelshift_r(a[3], a[4], shift));
+}
+
 // True when the skewed read of the chunk at c0 (two aligned chunks, from c0 - skew) stays inside
 // [0, d): it never reads past either end of the tensor.
 template <typename T>
@@ -308,64 +361,39 @@ __device__ __forceinline__ uint4 load_skewed(const T* row, int c0, int skew) {
   return funnel16(lo, hi, skew * static_cast<int>(sizeof(T)));
 }
 
-// One chunk, packed: a 16-byte load where legal (two when skewed), else gathered. For weights
-// read chunk by chunk after the reduction (they hit L1), where holding a whole tile of them
-// would cost registers.
+// load_chunk_packed for a tensor with access `a`: skewed where a.skew != 0.
 template <typename T, Load KIND = Load::Plain>
-__device__ __forceinline__ uint4 load_chunk_packed(const T* row, int c0, int d, bool vec,
-                                                   int skew = 0) {
-  if (vec && skew == 0 && c0 >= 0 && c0 + Elem<T>::kVec <= d)
-    return load16<KIND>(reinterpret_cast<const uint4*>(row + c0));
-  if (vec && skew != 0 && skewed_inside<T>(c0, skew, d)) return load_skewed<T, KIND>(row, c0, skew);
+__device__ __forceinline__ uint4 load_chunk_skewed(const T* row, int c0, int d,
+                                                   const SkewedAccess& a) {
+  if (a.skew == 0) return load_chunk_packed<T, KIND>(row, c0, d, a.vec);
+  if (a.vec && skewed_inside<T>(c0, a.skew, d)) return load_skewed<T, KIND>(row, c0, a.skew);
   return gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
 }
 
-// Loads the ITEMS chunks a thread owns in tile `tile`, packed as stored (4 registers per chunk
-// whatever T is). Every 16-byte load of the tile is issued before any chunk is used or any edge
-// chunk is gathered: were each load followed by its use, as a per-chunk branch makes the compiler
-// do, the thread would wait one full memory latency per chunk instead of one per tile.
-// skew != 0: the tensor sits `skew` elements off the grid's 16-byte boundaries (a weight read on
-// a shifted row's grid); each chunk then takes two aligned loads and a funnel shift.
+// load_tile for a tensor with access `a`: skewed where a.skew != 0 (every load of the tile issued
+// before any is used, as in load_tile; chunks whose second aligned half would fall past an end
+// of the tensor are gathered).
 template <typename T, int ITEMS, Load KIND = Load::Plain>
-__device__ __forceinline__ void load_tile(const T* row, int tile, bool vec, int phase, int d,
-                                          uint4 (&raw)[ITEMS], int skew = 0) {
-  constexpr int kVec = Elem<T>::kVec;
-  // A thread's chunks ascend with i, so checking the first and the last covers them all. Most
-  // threads take this path; keeping the edge handling out of it keeps its registers few.
-  const int first = chunk_column<T, ITEMS>(tile, 0, phase);
-  const int last = chunk_column<T, ITEMS>(tile, ITEMS - 1, phase);
-  if (vec && skew == 0 && first >= 0 && last + kVec <= d) {
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      raw[i] = load16<KIND>(reinterpret_cast<const uint4*>(row + chunk_column<T, ITEMS>(tile, i, phase)));
-    }
+__device__ __forceinline__ void load_tile_skewed(const T* row, int tile, const SkewedAccess& a,
+                                                 int phase, int d, uint4 (&raw)[ITEMS]) {
+  if (a.skew == 0) {
+    load_tile<T, ITEMS, KIND>(row, tile, a.vec, phase, d, raw);
     return;
   }
-  if (vec && skew != 0 && first - skew >= 0 && skewed_inside<T>(last, skew, d)) {
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i)
-      raw[i] = load_skewed<T, KIND>(row, chunk_column<T, ITEMS>(tile, i, phase), skew);
-    return;
-  }
-  // Edge threads: the 16-byte loads first, then the chunks that straddle an end of the row;
-  // chunks wholly outside it are zero and read nothing. A skewed chunk whose second aligned half
-  // would fall past the end is gathered too.
   bool full[ITEMS];
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const int c0 = chunk_column<T, ITEMS>(tile, i, phase);
-    full[i] = vec && (skew == 0 ? c0 >= 0 && c0 + kVec <= d : skewed_inside<T>(c0, skew, d));
-    if (full[i]) {
-      raw[i] = skew == 0 ? load16<KIND>(reinterpret_cast<const uint4*>(row + c0))
-                         : load_skewed<T, KIND>(row, c0, skew);
-    }
+    full[i] = a.vec && skewed_inside<T>(c0, a.skew, d);
+    if (full[i]) raw[i] = load_skewed<T, KIND>(row, c0, a.skew);
   }
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     if (full[i]) continue;
     const int c0 = chunk_column<T, ITEMS>(tile, i, phase);
-    raw[i] = (c0 >= d || c0 + kVec <= 0) ? make_uint4(0u, 0u, 0u, 0u)
-                                         : gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
+    raw[i] = (c0 >= d || c0 + Elem<T>::kVec <= 0)
+                 ? make_uint4(0u, 0u, 0u, 0u)
+                 : gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
   }
 }
 

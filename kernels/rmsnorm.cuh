@@ -35,14 +35,14 @@ __global__ void __launch_bounds__(1024)
     // nothing waits on memory. Otherwise (registers: ptxas spills past these) each weight chunk
     // is read just before its use, from L1.
     constexpr bool kEarlyWeight = ITEMS <= 2;
-    const norm::SkewedAccess wa = norm::skewed_access<T>(w, access.phase);
+    const bool w_vec = norm::weight_vec_ok(w, access);
     uint4 xs[ITEMS];
     uint4 ws[ITEMS];
     float sum[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
       norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
       if (kEarlyWeight && tiles == 1 && w != nullptr)
-        norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, wa.vec, access.phase, cols, ws, wa.skew);
+        norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_vec, access.phase, cols, ws);
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         float f[kVec];
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(1024)
         E::unpack(xs[i], v);
         if (w != nullptr) {
           float wv[kVec];
-          E::unpack(early ? ws[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, wa.vec, wa.skew), wv);
+          E::unpack(early ? ws[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec), wv);
 #pragma unroll
           for (int e = 0; e < kVec; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
         } else {

@@ -87,7 +87,7 @@ __device__ __forceinline__ void weighted(bool has_w, float w_offset, const uint4
 // The shared body. FUSED: s = x + r (add_rmsnorm_bwd); otherwise s = x. ONE: d fits one tile
 // (the row stays in registers); else rows stream. The two are compiled apart: each alone fits
 // the registers, but one loop serving both would keep dw live through the streaming path.
-template <typename T, int ITEMS, bool FUSED, bool ONE>
+template <typename T, int ITEMS, bool FUSED, bool ONE, bool SHIFTED>
 __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_partial, const T* x,
                                              const T* r, const T* w, const T* dy, const T* dh,
                                              int rows, int d, int x_stride, int r_stride,
@@ -114,7 +114,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
     p.dr = dr != nullptr ? dr + at * dr_stride : nullptr;
     // Null pointers (optional tensors) never veto the vector path.
     const void* ptrs[6] = {p.x, p.r, p.dy, p.dh, p.dx, p.dr};
-    a = grid_access<T>(ptrs, 6, phase);
+    a = backward_access<T, SHIFTED>(ptrs, 6, phase);
     return row < rows ? d : 0;
   };
   const RowLoop loop;
@@ -122,7 +122,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
   RowAccess access;
   int cols = row_at(loop.first, p, access);
   const int tiles = tiles_for<T, ITEMS>(d, phase);
-  const SkewedAccess wa = weight_access<T>(w, phase);
+  const SkewedAccess wa = weight_access<T, SHIFTED>(w, phase);
 
   const int nt = ONE ? 1 : tiles;
   float dw[ONE ? ITEMS : 1][kVec];  // one tile: this thread's dw sums, in registers
@@ -135,12 +135,11 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
   constexpr bool kHoldW = ONE && kRowChunks <= 8;
   uint4 ws[ITEMS];
   if (kHoldW && w != nullptr)
-    load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, wa.vec, phase, d, ws, wa.skew);
+    load_weight_tile<T, ITEMS, SHIFTED>(w, wa, phase, d, ws);
   auto weight = [&](int t, int i) -> uint4 {
     if (w == nullptr) return make_uint4(0u, 0u, 0u, 0u);  // unused: never read through null
     if constexpr (kHoldW) return ws[i];
-    return load_chunk_packed<T, norm::Load::ReadOnly>(w, chunk_column<T, ITEMS>(t, i, phase), d,
-                                                      wa.vec, wa.skew);
+    return load_weight_chunk<T, ITEMS, SHIFTED>(w, t, i, wa, phase, d);
   };
   // One tile, where registers allow (two copies of the row; past this ptxas spills): each
   // row's loads are issued one row ahead, so they overlap the previous row's reduction and
@@ -222,7 +221,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
     }
   }
   if constexpr (ONE) {
-    if (want_dw) write_block_partial<T, ITEMS>(dw_partial, d, phase, dw);
+    if (want_dw) write_block_partial<T, ITEMS, SHIFTED>(dw_partial, d, phase, dw);
   }
 }
 
@@ -243,11 +242,11 @@ __device__ __forceinline__ void rms_bwd(T* dx, T* dr, float* dw_partial, const T
     phase = group_phase<T, ITEMS>(first, 6, d, one);
   }
   if (one) {
-    rms_bwd_rows<T, ITEMS, FUSED, true>(phase, dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
+    rms_bwd_rows<T, ITEMS, FUSED, true, SHIFTED>(phase, dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
                                         x_stride, r_stride, dy_stride, dh_stride, dx_stride,
                                         dr_stride, eps, w_offset);
   } else {
-    rms_bwd_rows<T, ITEMS, FUSED, false>(phase, dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
+    rms_bwd_rows<T, ITEMS, FUSED, false, SHIFTED>(phase, dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
                                          x_stride, r_stride, dy_stride, dh_stride, dx_stride,
                                          dr_stride, eps, w_offset);
   }
