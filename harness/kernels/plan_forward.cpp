@@ -134,8 +134,8 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   if (y_over_x) strides["y"] = strides["x"];
   const bool misaligned = strides_misaligned(strides, elem);
   // Rows off the 16-byte grid (d = 2049) run a phase-shifted tile with a spare chunk, and a
-  // 16-bit thread with three chunks measured fastest there (sweep-items-forward.txt and
-  // sweep-2049-and-ahead.txt, 8192x2049: 0.54-0.56 of the copy ceiling at ITEMS 3, 0.45 at 2).
+  // 16-bit thread with three chunks, despite its small spill, measured fastest there
+  // (sweep-items-forward.txt, 8192x2049: 0.54 of the copy ceiling at ITEMS 3, 0.46 at 2).
   RowLimits row_limits = limits;
   if (misaligned && elem == 2) row_limits.spill_free_values_16bit = 24;
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, row_limits, forced);
