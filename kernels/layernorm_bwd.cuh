@@ -218,8 +218,8 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     // The partials need every row group on one tile when d fits one unshifted.
     phase = norm::group_phase<T, ITEMS>(first, 3, d, norm::tiles_for<T, ITEMS>(d, 0) == 1);
   }
-  norm::layernorm_bwd_rows<T, ITEMS, SHIFTED>(phase, dx, dgamma_partial, dbeta_partial, x, gamma, dy,
-                                     rows, d, x_stride, dy_stride, dx_stride, eps);
+  norm::layernorm_bwd_rows<T, ITEMS, SHIFTED>(phase, dx, dgamma_partial, dbeta_partial, x, gamma,
+                                              dy, rows, d, x_stride, dy_stride, dx_stride, eps);
 }
 
 }  // namespace ladder

@@ -88,8 +88,8 @@ __device__ __forceinline__ void weighted(bool has_w, float w_offset, const uint4
 // (the row stays in registers); else rows stream. The two are compiled apart: each alone fits
 // the registers, but one loop serving both would keep dw live through the streaming path.
 template <typename T, int ITEMS, bool FUSED, bool ONE, bool SHIFTED>
-__device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_partial, const T* x,
-                                             const T* r, const T* w, const T* dy, const T* dh,
+__device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_partial,
+                                             const T* x, const T* r, const T* w, const T* dy, const T* dh,
                                              int rows, int d, int x_stride, int r_stride,
                                              int dy_stride, int dh_stride, int dx_stride,
                                              int dr_stride, float eps, float w_offset) {
@@ -134,8 +134,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
   // (where registers allow); otherwise each is read before its use, from L1.
   constexpr bool kHoldW = ONE && kRowChunks <= 8;
   uint4 ws[ITEMS];
-  if (kHoldW && w != nullptr)
-    load_weight_tile<T, ITEMS, SHIFTED>(w, wa, phase, d, ws);
+  if (kHoldW && w != nullptr) load_weight_tile<T, ITEMS, SHIFTED>(w, wa, phase, d, ws);
   auto weight = [&](int t, int i) -> uint4 {
     if (w == nullptr) return make_uint4(0u, 0u, 0u, 0u);  // unused: never read through null
     if constexpr (kHoldW) return ws[i];
@@ -242,13 +241,13 @@ __device__ __forceinline__ void rms_bwd(T* dx, T* dr, float* dw_partial, const T
     phase = group_phase<T, ITEMS>(first, 6, d, one);
   }
   if (one) {
-    rms_bwd_rows<T, ITEMS, FUSED, true, SHIFTED>(phase, dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
-                                        x_stride, r_stride, dy_stride, dh_stride, dx_stride,
-                                        dr_stride, eps, w_offset);
+    rms_bwd_rows<T, ITEMS, FUSED, true, SHIFTED>(phase, dx, dr, dw_partial, x, r, w, dy, dh,
+                                                 rows, d, x_stride, r_stride, dy_stride,
+                                                 dh_stride, dx_stride, dr_stride, eps, w_offset);
   } else {
-    rms_bwd_rows<T, ITEMS, FUSED, false, SHIFTED>(phase, dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
-                                         x_stride, r_stride, dy_stride, dh_stride, dx_stride,
-                                         dr_stride, eps, w_offset);
+    rms_bwd_rows<T, ITEMS, FUSED, false, SHIFTED>(phase, dx, dr, dw_partial, x, r, w, dy, dh,
+                                                  rows, d, x_stride, r_stride, dy_stride,
+                                                  dh_stride, dx_stride, dr_stride, eps, w_offset);
   }
 }
 
@@ -261,8 +260,9 @@ template <typename T, int ITEMS, bool SHIFTED = false>
 __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     rmsnorm_bwd(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows, int d,
                 int x_stride, int dy_stride, int dx_stride, float eps, float w_offset) {
-  norm::rms_bwd<T, ITEMS, false, SHIFTED>(dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows, d,
-                                 x_stride, 0, dy_stride, 0, dx_stride, 0, eps, w_offset);
+  norm::rms_bwd<T, ITEMS, false, SHIFTED>(dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr,
+                                          rows, d, x_stride, 0, dy_stride, 0, dx_stride, 0, eps,
+                                          w_offset);
 }
 
 // Backward of h = x + r, y = rmsnorm(h) * weight (convention A: the fp32 sum is normalized).
@@ -274,8 +274,9 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
                     const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
                     int dy_stride, int dh_stride, int dx_stride, int dr_stride, float eps,
                     float w_offset) {
-  norm::rms_bwd<T, ITEMS, true, SHIFTED>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride, r_stride,
-                                dy_stride, dh_stride, dx_stride, dr_stride, eps, w_offset);
+  norm::rms_bwd<T, ITEMS, true, SHIFTED>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride,
+                                         r_stride, dy_stride, dh_stride, dx_stride, dr_stride, eps,
+                                         w_offset);
 }
 
 }  // namespace ladder
