@@ -2,7 +2,6 @@
 // Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh.
 #pragma once
 #include "norm_common.cuh"
-#include "weight_cache.cuh"
 
 namespace ladder {
 namespace norm {
@@ -30,11 +29,10 @@ __device__ __forceinline__ void chunk_sum(const uint4& x, const uint4& r,
 // ITEMS: 16-byte chunks per thread per tile (host-chosen from d; see README).
 // ROUND_SUM: false = convention A, true = convention B (identical for float).
 // w: nullable; w_offset 0 (plain) or 1 (Gemma). rstd: nullable, fp32 per row.
-// CACHED: w is read from a per-block copy in dynamic shared memory (see rmsnorm.cuh).
 // Aliasing: h may be r and/or y may be x (each with the same stride). Each element of x and r is
 // read by exactly one thread before that thread writes the same element of h or y, and no thread
 // reads an element another thread writes, so in-place calls are safe.
-template <typename T, int ITEMS, bool ROUND_SUM, bool CACHED = false>
+template <typename T, int ITEMS, bool ROUND_SUM>
 __global__ void __launch_bounds__(1024)
     add_rmsnorm_fwd(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows, int d,
                     int x_stride, int r_stride, int h_stride, int y_stride, float eps,
@@ -43,12 +41,6 @@ __global__ void __launch_bounds__(1024)
   constexpr int kVec = E::kVec;
   __shared__ norm::ReduceScratch<1> scratch;
   int parity = 0;
-  extern __shared__ uint4 weight_cache[];
-  bool cached = false;
-  if constexpr (CACHED) {
-    const T* const cache_src[1] = {w};
-    cached = w != nullptr && norm::fill_weight_cache<T, 1>(cache_src, d, weight_cache);
-  }
   const norm::RowLoop loop;
   for (long long base = loop.first; base < rows; base += loop.step) {
     const long long row = base + threadIdx.y;
@@ -63,7 +55,7 @@ __global__ void __launch_bounds__(1024)
     const norm::RowAccess access = norm::row_access<T>(ptrs, 4);
     const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
 
-    constexpr bool kEarlyWeight = !CACHED && ITEMS <= 2;  // registers: see rmsnorm.cuh
+    constexpr bool kEarlyWeight = ITEMS <= 2;  // registers: see rmsnorm.cuh
     const bool w_vec = norm::weight_vec_ok(w, access);
     uint4 xs[ITEMS], rs[ITEMS], ws[ITEMS];
     float sum[1] = {0.f};
@@ -96,7 +88,6 @@ __global__ void __launch_bounds__(1024)
         norm::load_tile<T, ITEMS>(rr, t, access.vec, access.phase, cols, rs);
       }
       const bool early = kEarlyWeight && tiles == 1;
-      const int skew = norm::cache_skew(access.phase, kVec);
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
@@ -105,10 +96,7 @@ __global__ void __launch_bounds__(1024)
         if (tiles > 1) norm::store_chunk(hr, c0, cols, access.vec, sv);
         if (w != nullptr) {
           float wv[kVec];
-          E::unpack(cached  ? norm::cached_chunk<T>(weight_cache, c0, cols, skew)
-                    : early ? ws[i]
-                            : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec),
-                    wv);
+          E::unpack(early ? ws[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec), wv);
 #pragma unroll
           for (int e = 0; e < kVec; ++e) sv[e] = sv[e] * inv_rms * (wv[e] + w_offset);
         } else {

@@ -2,18 +2,14 @@
 // Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh.
 #pragma once
 #include "norm_common.cuh"
-#include "weight_cache.cuh"
 
 namespace ladder {
 
 // ITEMS: 16-byte chunks each thread keeps per tile (the host picks it from d; see README).
 // w: nullable (no weight); w_offset: 0 for plain weights, 1 for Gemma's (1 + w).
 // rstd: nullable; when given, rstd[row] = 1 / sqrt(mean(x^2) + eps) in fp32.
-// CACHED: the block copies w into dynamic shared memory once and reads it from there for every
-// row it normalizes (weight_cache.cuh); it needs cached_chunks(d) * 16 bytes of dynamic shared
-// memory at launch and reads w from global memory, as CACHED = false does, when given less.
 // Aliasing: y may be x (same stride); every element is read before it is written, by one thread.
-template <typename T, int ITEMS, bool CACHED = false>
+template <typename T, int ITEMS>
 __global__ void __launch_bounds__(1024)
     rmsnorm_fwd(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                 int y_stride, float eps, float w_offset) {
@@ -21,12 +17,6 @@ __global__ void __launch_bounds__(1024)
   constexpr int kVec = E::kVec;
   __shared__ norm::ReduceScratch<1> scratch;
   int parity = 0;
-  extern __shared__ uint4 weight_cache[];
-  bool cached = false;
-  if constexpr (CACHED) {
-    const T* const cache_src[1] = {w};
-    cached = w != nullptr && norm::fill_weight_cache<T, 1>(cache_src, d, weight_cache);
-  }
   const norm::RowLoop loop;
   for (long long base = loop.first; base < rows; base += loop.step) {
     const long long row = base + threadIdx.y;
@@ -44,7 +34,7 @@ __global__ void __launch_bounds__(1024)
     // With one tile and few chunks the weight is loaded up front too, so after the reduction
     // nothing waits on memory. Otherwise (registers: ptxas spills past these) each weight chunk
     // is read just before its use, from L1.
-    constexpr bool kEarlyWeight = !CACHED && ITEMS <= 2;
+    constexpr bool kEarlyWeight = ITEMS <= 2;
     const bool w_vec = norm::weight_vec_ok(w, access);
     uint4 xs[ITEMS];
     uint4 ws[ITEMS];
@@ -69,7 +59,6 @@ __global__ void __launch_bounds__(1024)
       // One tile: the row is still in registers. Several: re-read it (mostly from L2).
       if (tiles > 1) norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
       const bool early = kEarlyWeight && tiles == 1;
-      const int skew = norm::cache_skew(access.phase, kVec);
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
@@ -77,10 +66,7 @@ __global__ void __launch_bounds__(1024)
         E::unpack(xs[i], v);
         if (w != nullptr) {
           float wv[kVec];
-          E::unpack(cached  ? norm::cached_chunk<T>(weight_cache, c0, cols, skew)
-                    : early ? ws[i]
-                            : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec),
-                    wv);
+          E::unpack(early ? ws[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec), wv);
 #pragma unroll
           for (int e = 0; e < kVec; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
         } else {

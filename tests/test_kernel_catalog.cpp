@@ -254,10 +254,7 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::add_rmsnorm_bwd<__nv_bfloat16, 2>",
                            "ladder::layernorm_bwd<__half, 2>", "ladder::column_sum<float>",
                            "ladder::layernorm_bwd<__half, 2, true>",
-                           "ladder::add_rmsnorm_bwd<float, 4, true>",
-                           "ladder::rmsnorm_fwd<__nv_bfloat16, 4, true>",
-                           "ladder::add_rmsnorm_fwd<__half, 2, false, true>",
-                           "ladder::layernorm_fwd<float, 4, true>"})
+                           "ladder::add_rmsnorm_bwd<float, 4, true>"})
     CHECK(entries.count(must) == 1);
 }
 

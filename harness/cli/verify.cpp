@@ -28,21 +28,12 @@ const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
 std::vector<Variant> variants_of(const std::string& op) {
   if (op == "rmsnorm")
     return {{{"weight", "none"}}, {{"weight", "gemma"}}, {{"inplace", "y_x"}}, {{"strided", "1"}},
-            {{"strided", "odd"}}, {{"write_rstd", "0"}}, {{"wcache", "1"}},
-            {{"wcache", "1"}, {"weight", "gemma"}, {"seq", "8"}}, {{"wcache", "1"}, {"strided", "odd"}},
-            {{"wcache", "starved"}}};
+            {{"strided", "odd"}}, {{"write_rstd", "0"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
             {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},
-            {{"convention", "B"}, {"inplace", "both"}}, {{"wcache", "1"}},
-            {{"wcache", "1"}, {"inplace", "both"}, {"seq", "2"}}, {{"wcache", "1"}, {"strided", "odd"}},
-            {{"wcache", "starved"}}};
-  // wcache: the weights cached per block (1: wherever they fit; starved: the caching kernel
-  // launched without its shared memory, which must read them from global memory instead).
-  if (op == "layernorm")
-    return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
-            {{"wcache", "1"}}, {{"wcache", "1"}, {"strided", "odd"}, {"seq", "16"}},
-            {{"wcache", "starved"}}};
+            {{"convention", "B"}, {"inplace", "both"}}};
+  if (op == "layernorm") return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}}};
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).
   if (op == "rmsnorm_bwd")

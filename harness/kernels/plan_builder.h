@@ -41,23 +41,6 @@ class VariantReader {
 void apply_rows_per_block(const std::string& op, int rows_per_block, std::int64_t rows,
                           RowGeometry& g);
 
-// The forward kernels' per-block weight cache (kernels/weight_cache.cuh) and the rows each row
-// group then normalizes in turn, read from variant keys "wcache=auto|0|1|starved" and
-// "seq=auto|N". wcache=1 caches wherever the copies fit one block; starved launches the caching
-// kernel without its shared memory (it must fall back to global reads: a test of that path).
-struct WeightCachePlan {
-  bool cached = false;            // the kernel's CACHED template argument
-  std::uint32_t shared_bytes = 0; // dynamic shared memory for the cached vectors
-  int rows_per_group = 1;         // rows each row group normalizes, one after another
-};
-WeightCachePlan read_weight_cache(VariantReader& v, const std::string& op, int slots,
-                                  std::size_t elem_size, std::int64_t rows, std::int64_t d,
-                                  const RowGeometry& g);
-// Shrinks the grid so each row group takes plan.rows_per_group rows (RowLoop strides over them).
-void apply_weight_cache(const WeightCachePlan& plan, std::int64_t rows, RowGeometry& g);
-// Bytes of dynamic shared memory `slots` cached vectors of d elements take (weight_cache.cuh).
-std::int64_t cached_weight_bytes(int slots, std::size_t elem_size, std::int64_t d);
-
 struct Shape {
   std::int64_t rows = 0, d = 0;
 };
@@ -92,6 +75,6 @@ std::string source_path(const std::string& file);  // kernels_dir() + "/" + file
 std::string dtype_template_name(DType dt);          // "float", "__half", "__nv_bfloat16"
 std::size_t io_elem_size(const std::string& op, DType dt);  // rejects non-float io dtypes
 
-void set_geometry(KernelLaunch& launch, const RowGeometry& g, std::uint32_t shared_bytes = 0);
+void set_geometry(KernelLaunch& launch, const RowGeometry& g);
 
 }  // namespace ladder::kernels::detail

@@ -70,6 +70,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const RowLimits limits = rmsnorm_row_limits();
   const int forced = v.items(elem, limits);
   const int rpb = v.rows_per_block();
+  v.finish();
   const Shape s = read_shape(op, c);
   const double eps = read_eps(op, sc);
   const bool in_place = inplace == "y_x";
@@ -81,14 +82,10 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   RowGeometry g =
       choose_row_geometry(elem, s.rows, s.d, strides_misaligned(strides, elem), limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
-  const WeightCachePlan cache =
-      read_weight_cache(v, op, weight != "none" ? 1 : 0, elem, s.rows, s.d, g);
-  v.finish();
-  if (cache.cached) apply_weight_cache(cache, s.rows, g);
 
   KernelLaunch L;
   L.source = source_path("rmsnorm.cuh");
-  L.entry = entry("rmsnorm_fwd", ref.dtype, g.items, cache.cached ? ", true" : "");
+  L.entry = entry("rmsnorm_fwd", ref.dtype, g.items);
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(io_output("y", in_place ? &L.buffers.front() : nullptr, ref.dtype, s,
@@ -104,7 +101,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
             i32(strides["y"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g, cache.shared_bytes);
+  set_geometry(L, g);
   L.oracle = "kernel.rmsnorm";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   return {L};
@@ -123,6 +120,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const RowLimits limits = add_rmsnorm_row_limits();
   const int forced = v.items(elem, limits);
   const int rpb = v.rows_per_block();
+  v.finish();
   const Shape s = read_shape(op, c);
   const double eps = read_eps(op, sc);
   const bool h_over_r = inplace == "h_r" || inplace == "both";
@@ -142,17 +140,12 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   if (misaligned && elem == 2) row_limits.spill_free_values_16bit = 24;
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, row_limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
-  const WeightCachePlan cache =
-      read_weight_cache(v, op, weight != "none" ? 1 : 0, elem, s.rows, s.d, g);
-  v.finish();
-  if (cache.cached) apply_weight_cache(cache, s.rows, g);
 
   KernelLaunch L;
   L.source = source_path("add_rmsnorm.cuh");
   // f32 has nothing to round, so convention B is the same code as A: one instantiation.
   const bool round_sum = convention == "B" && ref.dtype != DType::F32;
-  L.entry = entry("add_rmsnorm_fwd", ref.dtype, g.items,
-                  std::string(round_sum ? ", true" : ", false") + (cache.cached ? ", true" : ""));
+  L.entry = entry("add_rmsnorm_fwd", ref.dtype, g.items, round_sum ? ", true" : ", false");
   L.buffers.push_back(io_input("x", y_over_x, ref.dtype, s, strides["x"]));
   L.buffers.push_back(io_input("r", h_over_r, ref.dtype, s, strides["r"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
@@ -174,7 +167,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
             i32(strides["y"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g, cache.shared_bytes);
+  set_geometry(L, g);
   L.oracle = "kernel.add_rmsnorm";
   L.scalars = {{"eps", eps},
                {"weight_mode", weight_mode_code(weight)},
@@ -193,6 +186,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   const RowLimits limits = layernorm_row_limits();
   const int forced = v.items(elem, limits);
   const int rpb = v.rows_per_block();
+  v.finish();
   const Shape s = read_shape(op, c);
   const double eps = read_eps(op, sc);
   const bool in_place = inplace == "y_x";
@@ -204,13 +198,10 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   RowGeometry g =
       choose_row_geometry(elem, s.rows, s.d, strides_misaligned(strides, elem), limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
-  const WeightCachePlan cache = read_weight_cache(v, op, affine ? 2 : 0, elem, s.rows, s.d, g);
-  v.finish();
-  if (cache.cached) apply_weight_cache(cache, s.rows, g);
 
   KernelLaunch L;
   L.source = source_path("layernorm.cuh");
-  L.entry = entry("layernorm_fwd", ref.dtype, g.items, cache.cached ? ", true" : "");
+  L.entry = entry("layernorm_fwd", ref.dtype, g.items);
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (affine) {
     L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));
@@ -233,7 +224,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
             i32(strides["x"]),
             i32(strides["y"]),
             f32(eps)};
-  set_geometry(L, g, cache.shared_bytes);
+  set_geometry(L, g);
   L.oracle = "kernel.layernorm";
   L.scalars = {{"eps", eps}};
   return {L};
