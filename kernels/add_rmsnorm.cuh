@@ -2,6 +2,7 @@
 // Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh.
 #pragma once
 #include "norm_common.cuh"
+#include "staged_common.cuh"
 
 namespace ladder {
 namespace norm {
@@ -107,6 +108,100 @@ __global__ void __launch_bounds__(1024)
       }
     }
   }
+}
+
+// The staged schedule (staged_common.cuh): same arguments, results and aliasing as
+// add_rmsnorm_fwd. Launch as rmsnorm_fwd_staged, with STAGES * 2 * ITEMS * TPR * 16 bytes of
+// dynamic shared memory (x and r are both staged).
+template <typename T, int ITEMS, bool ROUND_SUM, int STAGES>
+__global__ void __launch_bounds__(1024)
+    add_rmsnorm_fwd_staged(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
+                           int d, int x_stride, int r_stride, int h_stride, int y_stride,
+                           float eps, float w_offset) {
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  if (blockDim.y != 1) __trap();
+  __shared__ norm::ReduceScratch<1> scratch;
+  extern __shared__ uint4 stage_memory[];
+  const norm::StageLayout<ITEMS, 2> layout{stage_memory};
+  const norm::StagedRows walk;
+  struct Rows {
+    const T* x;
+    const T* r;
+    T* h;
+    T* y;
+  };
+  auto rows_of = [&](long long row) {
+    return Rows{x + row * x_stride, r + row * r_stride, h + row * h_stride, y + row * y_stride};
+  };
+  auto access_of = [&](const Rows& p) {
+    const void* ptrs[4] = {p.x, p.r, p.h, p.y};
+    return norm::row_access<T>(ptrs, 4);
+  };
+  auto stage = [&](int iteration) {
+    const long long row = walk.row(iteration);
+    if (row >= rows) {
+      norm::cp_async_commit();
+      return;
+    }
+    const Rows p = rows_of(row);
+    const T* const src[2] = {p.x, p.r};
+    norm::stage_row<T, ITEMS, 2>(layout, iteration % STAGES, src, access_of(p), d);
+  };
+  for (int s = 0; s < STAGES - 1; ++s) stage(s);
+  int parity = 0;
+  for (int it = 0; walk.row(it) < rows; ++it) {
+    stage(it + STAGES - 1);
+    norm::cp_async_wait<STAGES - 1>();
+    const long long row = walk.row(it);
+    const Rows p = rows_of(row);
+    const norm::RowAccess access = access_of(p);
+    // A tile too narrow for this row would leave columns unwritten: trap instead.
+    if (norm::tile_columns<T, ITEMS>() < d + access.phase) __trap();
+    const int st = it % STAGES;
+    const bool w_vec = norm::weight_vec_ok(w, access);
+    float sum[1] = {0.f};
+    uint4 ws[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);
+      const uint4 xs = norm::staged_chunk<T, ITEMS, 2>(layout, st, 0, i, p.x, c0, d, access.vec);
+      const uint4 rs = norm::staged_chunk<T, ITEMS, 2>(layout, st, 1, i, p.r, c0, d, access.vec);
+      // The row's unstaged ends go to their slots too: h (which may be r) is written below, and
+      // the second pass must read the inputs as they were.
+      if (!norm::chunk_inside<T>(c0, d, access.vec)) {
+        *layout.slot(st, 0, i) = xs;
+        *layout.slot(st, 1, i) = rs;
+      }
+      float sv[kVec];
+      norm::chunk_sum<T, ROUND_SUM>(xs, rs, sv);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) sum[0] = fmaf(sv[e], sv[e], sum[0]);
+      norm::store_chunk(p.h, c0, d, access.vec, sv);  // overlaps the reduction
+      if (w != nullptr) ws[i] = norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, d, w_vec);
+    }
+    norm::row_group_sum(sum, scratch, parity);
+    const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
+    if (rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);
+      if (c0 >= d) continue;
+      float sv[kVec];
+      norm::chunk_sum<T, ROUND_SUM>(*layout.slot(st, 0, i), *layout.slot(st, 1, i), sv);
+      if (w != nullptr) {
+        float wv[kVec];
+        E::unpack(ws[i], wv);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) sv[e] = sv[e] * inv_rms * (wv[e] + w_offset);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) sv[e] *= inv_rms;
+      }
+      norm::store_chunk(p.y, c0, d, access.vec, sv);
+    }
+  }
+  norm::cp_async_wait<0>();  // the empty groups past the last row
 }
 
 }  // namespace ladder

@@ -2,6 +2,7 @@
 // Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh.
 #pragma once
 #include "norm_common.cuh"
+#include "staged_common.cuh"
 
 namespace ladder {
 
@@ -77,6 +78,91 @@ __global__ void __launch_bounds__(1024)
       }
     }
   }
+}
+
+// The staged schedule (staged_common.cuh): same arguments and results as rmsnorm_fwd.
+// Launch: block (TPR, 1, 1) with TPR * ITEMS * VEC >= d + phase (one tile covers the row; phase
+// as in norm_common.cuh, 0 for 16-byte aligned rows, at most VEC - 1),
+// any grid (each block walks rows blockIdx.x, + gridDim.x, ...; best about as many blocks as are
+// resident), and STAGES * ITEMS * TPR * 16 bytes of dynamic shared memory. A launch that breaks
+// the block or tile condition traps rather than leave columns unwritten.
+template <typename T, int ITEMS, int STAGES>
+__global__ void __launch_bounds__(1024)
+    rmsnorm_fwd_staged(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
+                       int y_stride, float eps, float w_offset) {
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  if (blockDim.y != 1) __trap();
+  __shared__ norm::ReduceScratch<1> scratch;
+  extern __shared__ uint4 stage_memory[];
+  const norm::StageLayout<ITEMS, 1> layout{stage_memory};
+  const norm::StagedRows walk;
+  auto x_row = [&](long long row) { return x + row * static_cast<long long>(x_stride); };
+  auto y_row = [&](long long row) { return y + row * static_cast<long long>(y_stride); };
+  auto access_of = [&](long long row) {
+    const void* ptrs[2] = {x_row(row), y_row(row)};
+    return norm::row_access<T>(ptrs, 2);
+  };
+  auto stage = [&](int iteration) {
+    const long long row = walk.row(iteration);
+    if (row >= rows) {
+      norm::cp_async_commit();
+      return;
+    }
+    const T* const src[1] = {x_row(row)};
+    norm::stage_row<T, ITEMS, 1>(layout, iteration % STAGES, src, access_of(row), d);
+  };
+  for (int s = 0; s < STAGES - 1; ++s) stage(s);
+  int parity = 0;
+  for (int it = 0; walk.row(it) < rows; ++it) {
+    stage(it + STAGES - 1);
+    norm::cp_async_wait<STAGES - 1>();
+    const long long row = walk.row(it);
+    const T* xr = x_row(row);
+    T* yr = y_row(row);
+    const norm::RowAccess access = access_of(row);
+    // A tile too narrow for this row would leave columns unwritten: trap instead.
+    if (norm::tile_columns<T, ITEMS>() < d + access.phase) __trap();
+    const int st = it % STAGES;
+    const bool w_vec = norm::weight_vec_ok(w, access);
+    float sum[1] = {0.f};
+    uint4 ws[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);
+      const uint4 raw = norm::staged_chunk<T, ITEMS, 1>(layout, st, 0, i, xr, c0, d, access.vec);
+      // Unstaged chunks (the row's ends) go to their slot too: the second pass reads only shared
+      // memory, never the row again (y may be x).
+      if (!norm::chunk_inside<T>(c0, d, access.vec)) *layout.slot(st, 0, i) = raw;
+      float f[kVec];
+      E::unpack(raw, f);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) sum[0] = fmaf(f[e], f[e], sum[0]);
+      // The weight's loads are issued before the reduction and land during it.
+      if (w != nullptr) ws[i] = norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, d, w_vec);
+    }
+    norm::row_group_sum(sum, scratch, parity);
+    const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
+    if (rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);
+      if (c0 >= d) continue;
+      float v[kVec];
+      E::unpack(*layout.slot(st, 0, i), v);
+      if (w != nullptr) {
+        float wv[kVec];
+        E::unpack(ws[i], wv);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
+      }
+      norm::store_chunk(yr, c0, d, access.vec, v);
+    }
+  }
+  norm::cp_async_wait<0>();  // the empty groups past the last row
 }
 
 }  // namespace ladder

@@ -254,7 +254,9 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::add_rmsnorm_bwd<__nv_bfloat16, 2>",
                            "ladder::layernorm_bwd<__half, 2>", "ladder::column_sum<float>",
                            "ladder::layernorm_bwd<__half, 2, true>",
-                           "ladder::add_rmsnorm_bwd<float, 4, true>"})
+                           "ladder::add_rmsnorm_bwd<float, 4, true>",
+                           "ladder::rmsnorm_fwd_staged<__nv_bfloat16, 4, 3>",
+                           "ladder::add_rmsnorm_fwd_staged<__half, 2, true, 2>"})
     CHECK(entries.count(must) == 1);
 }
 

@@ -21,6 +21,7 @@ using Variant = std::map<std::string, std::string>;
 // The grid: rows x hidden sizes, for the default variant of every op and dtype.
 const std::vector<std::int64_t> kRows{1, 7, 83, 257, 4096};
 const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125, 8192, 16384};
+// staged: the cp.async-staged schedule; blocks=N pins a small grid so each block walks many rows.
 // Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
 const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
     {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 32768}, {2, 65536}};
@@ -28,11 +29,18 @@ const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
 std::vector<Variant> variants_of(const std::string& op) {
   if (op == "rmsnorm")
     return {{{"weight", "none"}}, {{"weight", "gemma"}}, {{"inplace", "y_x"}}, {{"strided", "1"}},
-            {{"strided", "odd"}}, {{"write_rstd", "0"}}};
+            {{"strided", "odd"}}, {{"write_rstd", "0"}}, {{"schedule", "staged"}},
+            {{"schedule", "staged"}, {"stages", "2"}, {"inplace", "y_x"}, {"weight", "gemma"}},
+            {{"schedule", "staged"}, {"strided", "odd"}}, {{"schedule", "staged"}, {"items", "1"}},
+            {{"schedule", "staged"}, {"blocks", "3"}}, {{"schedule", "staged"}, {"blocks", "7"}, {"stages", "2"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
             {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},
-            {{"convention", "B"}, {"inplace", "both"}}};
+            {{"convention", "B"}, {"inplace", "both"}}, {{"schedule", "staged"}},
+            {{"schedule", "staged"}, {"stages", "2"}, {"inplace", "both"}, {"convention", "B"}},
+            {{"schedule", "staged"}, {"strided", "odd"}}, {{"schedule", "staged"}, {"weight", "none"}, {"items", "1"}},
+            {{"schedule", "staged"}, {"blocks", "3"}, {"inplace", "both"}},
+            {{"schedule", "staged"}, {"blocks", "7"}, {"stages", "2"}, {"strided", "odd"}}};
   if (op == "layernorm") return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}}};
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).

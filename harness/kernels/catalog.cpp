@@ -32,8 +32,10 @@ struct OpEntry {
 const std::vector<OpEntry>& table() {
   static const std::vector<OpEntry> t = [] {
     return std::vector<OpEntry>{
-        {"rmsnorm", detail::plan_rmsnorm, {}, detail::rmsnorm_row_limits()},
-        {"add_rmsnorm", detail::plan_add_rmsnorm, {{"convention", {"A", "B"}}},
+        {"rmsnorm", detail::plan_rmsnorm, {{"schedule", {"regs", "staged"}}, {"stages", {"2", "3"}}},
+         detail::rmsnorm_row_limits()},
+        {"add_rmsnorm", detail::plan_add_rmsnorm,
+         {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged"}}, {"stages", {"2", "3"}}},
          detail::add_rmsnorm_row_limits()},
         {"layernorm", detail::plan_layernorm, {}, detail::layernorm_row_limits()},
         {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
@@ -78,7 +80,7 @@ std::vector<KernelRef> all_specializations() {
         out.push_back({e.name, dt, {}});
         continue;
       }
-      // Every combination of the template axes (at most one axis today, kept general).
+      // Every combination of the template axes.
       std::vector<std::map<std::string, std::string>> combos{{}};
       for (const auto& axis : e.template_axes) {
         std::vector<std::map<std::string, std::string>> next;

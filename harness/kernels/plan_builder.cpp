@@ -207,11 +207,11 @@ std::size_t io_elem_size(const std::string& op, DType dt) {
   }
 }
 
-void set_geometry(KernelLaunch& launch, const RowGeometry& g) {
+void set_geometry(KernelLaunch& launch, const RowGeometry& g, std::uint32_t shared_bytes) {
   launch.grid = {static_cast<std::uint32_t>(g.blocks), 1, 1};
   launch.block = {static_cast<std::uint32_t>(g.threads_per_row),
                   static_cast<std::uint32_t>(g.rows_per_block), 1};
-  launch.shared_bytes = 0;  // the kernels' shared memory is static
+  launch.shared_bytes = shared_bytes;  // dynamic: the staged kernels' stages
 }
 
 }  // namespace ladder::kernels::detail

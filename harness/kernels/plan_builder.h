@@ -45,6 +45,22 @@ struct Shape {
   std::int64_t rows = 0, d = 0;
 };
 Shape read_shape(const std::string& op, const Case& c);
+
+// The staged schedule of rmsnorm and add_rmsnorm (kernels/staged_common.cuh), from variant keys
+// "schedule=auto|regs|staged", "stages=auto|2|3" and "blocks=auto|1|3|7" (a fixed grid, for
+// tests); `tensors` is how many inputs it stages.
+// staged applies where one tile of at most 1024 threads covers the row and the stages fit a
+// block's shared memory; elsewhere the register kernel runs.
+struct StagedPlan {
+  bool staged = false;
+  int items = 1, threads = 32, stages = 2;
+  std::int64_t blocks = 1;
+  std::uint32_t shared_bytes = 0;
+};
+StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
+                       int tensors, const Shape& s, bool misaligned, int forced_items,
+                       const std::vector<int>& allowed);
+void apply_staged(const StagedPlan& plan, RowGeometry& g);  // its block, ITEMS and grid
 double read_eps(const std::string& op, const std::map<std::string, double>& scalars);
 
 // Row strides for the named [rows, d] tensors. strided: "0" dense; "1" padded by whole 16-byte
@@ -75,6 +91,6 @@ std::string source_path(const std::string& file);  // kernels_dir() + "/" + file
 std::string dtype_template_name(DType dt);          // "float", "__half", "__nv_bfloat16"
 std::size_t io_elem_size(const std::string& op, DType dt);  // rejects non-float io dtypes
 
-void set_geometry(KernelLaunch& launch, const RowGeometry& g);
+void set_geometry(KernelLaunch& launch, const RowGeometry& g, std::uint32_t shared_bytes = 0);
 
 }  // namespace ladder::kernels::detail

@@ -70,7 +70,6 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const RowLimits limits = rmsnorm_row_limits();
   const int forced = v.items(elem, limits);
   const int rpb = v.rows_per_block();
-  v.finish();
   const Shape s = read_shape(op, c);
   const double eps = read_eps(op, sc);
   const bool in_place = inplace == "y_x";
@@ -79,13 +78,19 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                              : std::vector<std::string>{"x", "y"},
                              strided, s.d);
   if (in_place) strides["y"] = strides["x"];
-  RowGeometry g =
-      choose_row_geometry(elem, s.rows, s.d, strides_misaligned(strides, elem), limits, forced);
+  const bool misaligned = strides_misaligned(strides, elem);
+  const StagedPlan staged = read_staged(v, op, elem, 1, s, misaligned, forced,
+                                        allowed_items(elem, limits));
+  v.finish();
+  RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
+  if (staged.staged) apply_staged(staged, g);
 
   KernelLaunch L;
   L.source = source_path("rmsnorm.cuh");
-  L.entry = entry("rmsnorm_fwd", ref.dtype, g.items);
+  L.entry = staged.staged ? entry("rmsnorm_fwd_staged", ref.dtype, g.items,
+                                  ", " + std::to_string(staged.stages))
+                          : entry("rmsnorm_fwd", ref.dtype, g.items);
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(io_output("y", in_place ? &L.buffers.front() : nullptr, ref.dtype, s,
@@ -101,7 +106,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
             i32(strides["y"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g);
+  set_geometry(L, g, staged.shared_bytes);
   L.oracle = "kernel.rmsnorm";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   return {L};
@@ -120,7 +125,6 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const RowLimits limits = add_rmsnorm_row_limits();
   const int forced = v.items(elem, limits);
   const int rpb = v.rows_per_block();
-  v.finish();
   const Shape s = read_shape(op, c);
   const double eps = read_eps(op, sc);
   const bool h_over_r = inplace == "h_r" || inplace == "both";
@@ -138,14 +142,21 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   // (sweep-items-forward.txt, 8192x2049: 0.54 of the copy ceiling at ITEMS 3, 0.46 at 2).
   RowLimits row_limits = limits;
   if (misaligned && elem == 2) row_limits.spill_free_values_16bit = 24;
+  const StagedPlan staged = read_staged(v, op, elem, 2, s, misaligned, forced,
+                                        allowed_items(elem, limits));
+  v.finish();
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, row_limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
+  if (staged.staged) apply_staged(staged, g);
 
   KernelLaunch L;
   L.source = source_path("add_rmsnorm.cuh");
   // f32 has nothing to round, so convention B is the same code as A: one instantiation.
   const bool round_sum = convention == "B" && ref.dtype != DType::F32;
-  L.entry = entry("add_rmsnorm_fwd", ref.dtype, g.items, round_sum ? ", true" : ", false");
+  const std::string round_arg = round_sum ? ", true" : ", false";
+  L.entry = staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
+                                  round_arg + ", " + std::to_string(staged.stages))
+                          : entry("add_rmsnorm_fwd", ref.dtype, g.items, round_arg);
   L.buffers.push_back(io_input("x", y_over_x, ref.dtype, s, strides["x"]));
   L.buffers.push_back(io_input("r", h_over_r, ref.dtype, s, strides["r"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
@@ -167,7 +178,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
             i32(strides["y"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g);
+  set_geometry(L, g, staged.shared_bytes);
   L.oracle = "kernel.add_rmsnorm";
   L.scalars = {{"eps", eps},
                {"weight_mode", weight_mode_code(weight)},

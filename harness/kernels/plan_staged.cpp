@@ -1,0 +1,73 @@
+// The staged schedule of the forward kernels (kernels/staged_common.cuh): its geometry, shared
+// memory and grid, and when a planner takes it.
+#include <algorithm>
+#include <string>
+
+#include "harness/kernels/plan_builder.h"
+
+namespace ladder::kernels::detail {
+namespace {
+
+constexpr int kChunkBytes = 16;
+constexpr int kWarp = 32;
+constexpr int kSmCount = 132;                             // H200: sizes the grid only
+constexpr int kResidentThreadsPerSm = 2048;               // 64 registers a thread
+constexpr std::int64_t kSharedPerSm = 227 * 1024;         // usable by blocks, sm_90
+constexpr std::int64_t kSharedPerBlockCap = 100 * 1024;   // leave room for two blocks an SM
+constexpr int kPreferredItems = 4;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
+                       int tensors, const Shape& s, bool misaligned, int forced_items,
+                       const std::vector<int>& allowed) {
+  const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "staged"});
+  const std::string stages = v.get("stages", "auto", {"auto", "2", "3"});
+  // A small fixed grid, for tests: each block then walks many rows through every stage.
+  const std::string blocks = v.get("blocks", "auto", {"auto", "1", "3", "7"});
+  StagedPlan plan;
+  if (schedule != "staged") return plan;  // auto: the register kernels (measured: see REPORT)
+
+  const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem_size);
+  // One tile must cover the row at any phase its rows can have.
+  const std::int64_t chunks = ceil_div(s.d + (misaligned ? vec - 1 : 0), vec);
+  int items = forced_items;
+  if (items == 0) {
+    items = allowed.front();
+    for (int a : allowed)
+      if (a <= kPreferredItems) items = a;
+  }
+  // Rows too wide for one tile of 1024 threads, or for two stages in a block's shared memory,
+  // take the register kernels: schedule=staged asks for it wherever it applies.
+  const std::int64_t threads = kWarp * ceil_div(chunks, std::int64_t{kWarp} * items);
+  if (threads > 1024) return plan;
+  const std::int64_t per_stage = threads * items * kChunkBytes * tensors;
+  int n = stages == "auto" ? 3 : std::stoi(stages);
+  if (stages == "auto" && n * per_stage > kSharedPerBlockCap) n = 2;
+  const std::int64_t bytes = n * per_stage;
+  if (bytes > kSharedPerSm) return plan;
+  plan.staged = true;
+  plan.items = items;
+  plan.threads = static_cast<int>(threads);
+  plan.stages = n;
+  plan.shared_bytes = static_cast<std::uint32_t>(bytes);
+  // About as many blocks as are resident: each walks rows blockIdx.x + k * gridDim.x.
+  const std::int64_t by_threads = kResidentThreadsPerSm / threads;
+  const std::int64_t by_shared = kSharedPerSm / (bytes + 1024);  // 1 KiB reserved per block
+  const std::int64_t per_sm = std::max<std::int64_t>(1, std::min({std::int64_t{32}, by_threads, by_shared}));
+  plan.blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(s.rows, per_sm * kSmCount));
+  if (blocks != "auto") plan.blocks = std::stoi(blocks);
+  return plan;
+}
+
+void apply_staged(const StagedPlan& plan, RowGeometry& g) {
+  g.items = plan.items;
+  g.threads_per_row = plan.threads;
+  g.rows_per_block = 1;
+  g.blocks = plan.blocks;
+  g.streams = false;
+}
+
+}  // namespace ladder::kernels::detail
