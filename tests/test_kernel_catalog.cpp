@@ -57,7 +57,13 @@ void check_launch(const KernelRef& ref, const Case& c, const KernelLaunch& L, bo
   CHECK(L.source.rfind(ladder::kernels::kernels_dir(), 0) == 0);
   CHECK(ladder::find_oracle(L.oracle) != nullptr);
   const bool row_kernel = L.entry.find("column_sum") == std::string::npos;
-  const bool persistent = L.entry.find("_bwd") != std::string::npos;
+  // Backward and staged kernels walk rows on a fixed grid.
+  const bool staged = L.entry.find("_staged") != std::string::npos;
+  const bool persistent = L.entry.find("_bwd") != std::string::npos || staged;
+  if (staged) {
+    CHECK(groups == 1);  // one row group a block: the stages are per thread
+    CHECK(L.shared_bytes > 0);
+  }
   if (first && row_kernel && !persistent) {
     // One row group per row: the grid covers every row.
     CHECK(std::int64_t{L.grid[0]} * groups >= std::max<std::int64_t>(rows, 1));
@@ -116,7 +122,7 @@ TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[ke
   for (const auto& w : {Want{16384, 4096, DType::BF16, 128}, Want{16384, 1024, DType::BF16, 32},
                         Want{4096, 8192, DType::BF16, 256}, Want{4096, 16384, DType::BF16, 512},
                         Want{512, 32768, DType::BF16, 1024}, Want{512, 32768, DType::F32, 1024}}) {
-    const auto L = plan_checked({"rmsnorm", w.dt, {}}, {{"rows", w.rows}, {"d", w.d}}).front();
+    const auto L = plan_checked({"rmsnorm", w.dt, {{"schedule", "regs"}}}, {{"rows", w.rows}, {"d", w.d}}).front();
     INFO(w.rows << "x" << w.d << " " << L.entry);
     CHECK(L.block[0] == w.tpr);
     const int vec = w.dt == DType::F32 ? 4 : 8;
@@ -239,6 +245,38 @@ TEST_CASE("backward plans: shifted kernels for rows off the 16-byte grid, SMs ke
   const auto pinned1 = plan_checked({"rmsnorm_bwd", DType::F32, {{"shift", "1"}}},
                                     {{"rows", 83}, {"d", 4096}});
   CHECK(pinned1.front().entry.find(", true>") != std::string::npos);
+}
+
+TEST_CASE("staged schedule: auto takes it only where it measured faster; its grid and memory",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto entry_of = [](const KernelRef& ref, std::int64_t rows, std::int64_t d) {
+    return plan_checked(ref, {{"rows", rows}, {"d", d}}).front();
+  };
+  // A 16-bit row that fills a 1024-thread block in registers: staged, two stages.
+  const auto wide = entry_of({"rmsnorm", DType::BF16, {}}, 2048, 32768);
+  CHECK(wide.entry == "ladder::rmsnorm_fwd_staged<__nv_bfloat16, 4, 2>");
+  CHECK(wide.block[0] == 1024);
+  CHECK(wide.block[1] == 1);
+  CHECK(wide.shared_bytes == 2u * 1024 * 4 * 16);
+  CHECK(wide.grid[0] == 132);  // one 128 KiB block an SM, each walking rows
+  // fp32 add_rmsnorm rows off the 16-byte grid: staged with two chunks a thread.
+  const auto odd = entry_of({"add_rmsnorm", DType::F32, {}}, 8192, 2049);
+  CHECK(odd.entry == "ladder::add_rmsnorm_fwd_staged<float, 2, false, 3>");
+  CHECK(std::int64_t{odd.block[0]} * 2 * 4 >= 2049 + 3);  // one tile at any phase
+  // Elsewhere, and for few rows, the register kernels.
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4096).entry.find("staged") == std::string::npos);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 2049).entry.find("staged") == std::string::npos);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 100, 32768).entry.find("staged") == std::string::npos);
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 8192, 8192).entry.find("staged") == std::string::npos);
+  // schedule=staged where no tile of 1024 threads covers the row: the register kernel streams.
+  const auto too_wide = entry_of({"rmsnorm", DType::BF16, {{"schedule", "staged"}}}, 4, 65536);
+  CHECK(too_wide.entry.find("staged") == std::string::npos);
+  CHECK(too_wide.shared_bytes == 0);
+  // blocks=N pins the grid (tests walk many rows a block); schedule=regs pins the register kernel.
+  CHECK(entry_of({"rmsnorm", DType::F16, {{"schedule", "staged"}, {"blocks", "3"}}}, 83, 769).grid[0] == 3);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "regs"}}}, 2048, 32768).entry ==
+        "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
 }
 
 TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {

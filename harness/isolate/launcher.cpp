@@ -161,9 +161,13 @@ void run_case(const Rung& rung, const std::vector<KernelLaunch>& plans, ImageSet
       PackedParams params;
       pack_params(k, buffers, params);
       if (k.grid[0] == 0 || k.grid[1] == 0 || k.grid[2] == 0) continue;  // nothing to do (e.g. rows = 0)
-      if (k.shared_bytes > 48 * 1024)
-        api.FuncSetAttribute(functions[p], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(k.shared_bytes));
-      const CUresult rc = api.LaunchKernel(functions[p], k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1],
+      // Opt in to the dynamic shared memory whatever its size: past 48 KiB static plus dynamic
+      // needs it, and the kernel's static share is not known here.
+      CUresult rc = k.shared_bytes == 0 ? CUDA_SUCCESS
+                                        : api.FuncSetAttribute(functions[p], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                               static_cast<int>(k.shared_bytes));
+      if (rc == CUDA_SUCCESS)
+        rc = api.LaunchKernel(functions[p], k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1],
                                            k.block[2], k.shared_bytes, nullptr, params.pointers.data(), nullptr);
       if (rc != CUDA_SUCCESS) {
         out.failure = FailReason::Launch;

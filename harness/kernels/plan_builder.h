@@ -50,7 +50,8 @@ Shape read_shape(const std::string& op, const Case& c);
 // "schedule=auto|regs|staged", "stages=auto|2|3" and "blocks=auto|1|3|7" (a fixed grid, for
 // tests); `tensors` is how many inputs it stages.
 // staged applies where one tile of at most 1024 threads covers the row and the stages fit a
-// block's shared memory; elsewhere the register kernel runs.
+// block's shared memory; elsewhere the register kernel runs. auto picks it from the register
+// kernel's geometry `regs`, where it measured faster.
 struct StagedPlan {
   bool staged = false;
   int items = 1, threads = 32, stages = 2;
@@ -59,7 +60,7 @@ struct StagedPlan {
 };
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
-                       const std::vector<int>& allowed);
+                       const std::vector<int>& allowed, const RowGeometry& regs);
 void apply_staged(const StagedPlan& plan, RowGeometry& g);  // its block, ITEMS and grid
 double read_eps(const std::string& op, const std::map<std::string, double>& scalars);
 

@@ -79,11 +79,11 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                              strided, s.d);
   if (in_place) strides["y"] = strides["x"];
   const bool misaligned = strides_misaligned(strides, elem);
-  const StagedPlan staged = read_staged(v, op, elem, 1, s, misaligned, forced,
-                                        allowed_items(elem, limits));
-  v.finish();
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
+  const StagedPlan staged = read_staged(v, op, elem, 1, s, misaligned, forced,
+                                        allowed_items(elem, limits), g);
+  v.finish();
   if (staged.staged) apply_staged(staged, g);
 
   KernelLaunch L;
@@ -142,11 +142,11 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   // (sweep-items-forward.txt, 8192x2049: 0.54 of the copy ceiling at ITEMS 3, 0.46 at 2).
   RowLimits row_limits = limits;
   if (misaligned && elem == 2) row_limits.spill_free_values_16bit = 24;
-  const StagedPlan staged = read_staged(v, op, elem, 2, s, misaligned, forced,
-                                        allowed_items(elem, limits));
-  v.finish();
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, row_limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
+  const StagedPlan staged = read_staged(v, op, elem, 2, s, misaligned, forced,
+                                        allowed_items(elem, limits), g);
+  v.finish();
   if (staged.staged) apply_staged(staged, g);
 
   KernelLaunch L;

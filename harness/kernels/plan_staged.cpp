@@ -22,18 +22,33 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
-                       const std::vector<int>& allowed) {
+                       const std::vector<int>& allowed, const RowGeometry& regs) {
   const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "staged"});
   const std::string stages = v.get("stages", "auto", {"auto", "2", "3"});
   // A small fixed grid, for tests: each block then walks many rows through every stage.
   const std::string blocks = v.get("blocks", "auto", {"auto", "1", "3", "7"});
   StagedPlan plan;
-  if (schedule != "staged") return plan;  // auto: the register kernels (measured: see REPORT)
+  int items = forced_items;
+  bool wanted = schedule == "staged";
+  if (schedule == "auto" && forced_items == 0 && s.rows >= 2 * kSmCount) {
+    // Where the H200 measured the staged schedule faster (reports/h200/sweep-staged.txt): 16-bit
+    // rows that take a whole 1024-thread block in registers, one block an SM with nothing to
+    // overlap (rmsnorm bf16 2048x32768: 0.84 of the copy ceiling against 0.71; add_rmsnorm f16
+    // 4096x16384: 0.88 against 0.78), and fp32 add_rmsnorm rows off the 16-byte grid, which the
+    // register kernel gathers at its ends while holding two inputs (8192x2049: 0.77 against
+    // 0.63). Elsewhere the register kernels measured as fast or faster.
+    if (elem_size == 2 && regs.threads_per_row == 1024) {
+      wanted = true;
+    } else if (elem_size == 4 && tensors == 2 && misaligned) {
+      wanted = true;
+      items = 2;
+    }
+  }
+  if (!wanted) return plan;
 
   const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem_size);
   // One tile must cover the row at any phase its rows can have.
   const std::int64_t chunks = ceil_div(s.d + (misaligned ? vec - 1 : 0), vec);
-  int items = forced_items;
   if (items == 0) {
     items = allowed.front();
     for (int a : allowed)
