@@ -253,17 +253,24 @@ TEST_CASE("staged schedule: auto takes it only where it measured faster; its gri
   auto entry_of = [](const KernelRef& ref, std::int64_t rows, std::int64_t d) {
     return plan_checked(ref, {{"rows", rows}, {"d", d}}).front();
   };
-  // A 16-bit row that fills a 1024-thread block in registers: staged, two stages.
+  // A 16-bit row that fills a 1024-thread block in registers: staged, three stages where they
+  // fit a block, two where they do not.
   const auto wide = entry_of({"rmsnorm", DType::BF16, {}}, 2048, 32768);
-  CHECK(wide.entry == "ladder::rmsnorm_fwd_staged<__nv_bfloat16, 4, 2>");
+  CHECK(wide.entry == "ladder::rmsnorm_fwd_staged<__nv_bfloat16, 4, 3>");
   CHECK(wide.block[0] == 1024);
   CHECK(wide.block[1] == 1);
-  CHECK(wide.shared_bytes == 2u * 1024 * 4 * 16);
-  CHECK(wide.grid[0] == 132);  // one 128 KiB block an SM, each walking rows
+  CHECK(wide.shared_bytes == 3u * 1024 * 4 * 16);
+  CHECK(wide.grid[0] == 132);  // one 192 KiB block an SM, each walking rows
+  const auto wide_add = entry_of({"add_rmsnorm", DType::F16, {}}, 4096, 16384);
+  CHECK(wide_add.entry == "ladder::add_rmsnorm_fwd_staged<__half, 4, false, 3>");
+  CHECK(wide_add.shared_bytes == 3u * 2 * 512 * 4 * 16);
+  const auto two = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "staged"}}}, 512, 24576);
+  CHECK(two.entry == "ladder::add_rmsnorm_fwd_staged<__nv_bfloat16, 4, false, 2>");  // 3 x 96 KiB: too big
   // fp32 add_rmsnorm rows off the 16-byte grid: staged with two chunks a thread.
   const auto odd = entry_of({"add_rmsnorm", DType::F32, {}}, 8192, 2049);
   CHECK(odd.entry == "ladder::add_rmsnorm_fwd_staged<float, 2, false, 3>");
   CHECK(std::int64_t{odd.block[0]} * 2 * 4 >= 2049 + 3);  // one tile at any phase
+  CHECK(entry_of({"rmsnorm", DType::F32, {}}, 16384, 2049).entry == "ladder::rmsnorm_fwd_staged<float, 2, 3>");
   // Elsewhere, and for few rows, the register kernels.
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4096).entry.find("staged") == std::string::npos);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 2049).entry.find("staged") == std::string::npos);

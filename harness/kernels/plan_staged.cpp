@@ -13,7 +13,6 @@ constexpr int kWarp = 32;
 constexpr int kSmCount = 132;                             // H200: sizes the grid only
 constexpr int kResidentThreadsPerSm = 2048;               // 64 registers a thread
 constexpr std::int64_t kSharedPerSm = 227 * 1024;         // usable by blocks, sm_90
-constexpr std::int64_t kSharedPerBlockCap = 100 * 1024;   // leave room for two blocks an SM
 constexpr int kPreferredItems = 4;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -34,12 +33,12 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
     // Where the H200 measured the staged schedule faster (reports/h200/sweep-staged.txt): 16-bit
     // rows that take a whole 1024-thread block in registers, one block an SM with nothing to
     // overlap (rmsnorm bf16 2048x32768: 0.84 of the copy ceiling against 0.71; add_rmsnorm f16
-    // 4096x16384: 0.88 against 0.78), and fp32 add_rmsnorm rows off the 16-byte grid, which the
-    // register kernel gathers at its ends while holding two inputs (8192x2049: 0.77 against
-    // 0.63). Elsewhere the register kernels measured as fast or faster.
+    // 4096x16384: 0.88 against 0.78), and fp32 rows off the 16-byte grid, which the
+    // register kernel gathers at its ends (add_rmsnorm 8192x2049: 0.77 against 0.63; rmsnorm
+    // 16384x2049: 0.71 against 0.57). Elsewhere the register kernels measured as fast or faster.
     if (elem_size == 2 && regs.threads_per_row == 1024) {
       wanted = true;
-    } else if (elem_size == 4 && tensors == 2 && misaligned) {
+    } else if (elem_size == 4 && misaligned) {
       wanted = true;
       items = 2;
     }
@@ -59,8 +58,10 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
   const std::int64_t threads = kWarp * ceil_div(chunks, std::int64_t{kWarp} * items);
   if (threads > 1024) return plan;
   const std::int64_t per_stage = threads * items * kChunkBytes * tensors;
+  // Three stages (two rows ahead) wherever they fit a block: measured faster than two at
+  // d = 16384 (add_rmsnorm bf16 4096x16384: 0.90 of the copy ceiling against 0.84).
   int n = stages == "auto" ? 3 : std::stoi(stages);
-  if (stages == "auto" && n * per_stage > kSharedPerBlockCap) n = 2;
+  if (stages == "auto" && n * per_stage + 1024 > kSharedPerSm) n = 2;
   const std::int64_t bytes = n * per_stage;
   if (bytes > kSharedPerSm) return plan;
   plan.staged = true;
