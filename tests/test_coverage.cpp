@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "harness/checks/evaluate.h"
+#include "harness/core/element.h"
 
 #include <cstring>
 
@@ -144,4 +145,17 @@ TEST_CASE("a reference past the output dtype's range is compared as the infinity
   CHECK(ladder::stored_reference(ladder::DType::BF16, {80000})[0] == 80000);
   CHECK(ladder::stored_reference(ladder::DType::F32, {1e39})[0] == inf);
   CHECK(std::isnan(ladder::stored_reference(ladder::DType::F16, {std::nan("")})[0]));
+  // Around each dtype's largest finite value and its overflow threshold, the result is what the
+  // exact rounding says: a value is replaced by infinity exactly when it rounds to infinity.
+  for (auto dt : {ladder::DType::F16, ladder::DType::BF16, ladder::DType::F32}) {
+    const double largest = dt == ladder::DType::F16 ? 65504.0 : dt == ladder::DType::BF16 ? 3.3895313892515355e38
+                                                                                          : 3.4028234663852886e38;
+    for (double scale : {0.999, 1.0, 1.0009, 1.001, 1.002, 1.003, 1.0039, 1.004, 1.01, 2.0})
+      for (double sign : {1.0, -1.0}) {
+        const double v = sign * largest * scale;
+        const double exact = ladder::round_to_dtype(dt, v);
+        INFO(ladder::label(dt) << " " << v);
+        CHECK(ladder::stored_reference(dt, {v})[0] == (std::isinf(exact) ? exact : v));
+      }
+  }
 }
