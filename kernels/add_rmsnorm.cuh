@@ -124,7 +124,6 @@ __global__ void __launch_bounds__(1024)
   __shared__ norm::ReduceScratch<1> scratch;
   extern __shared__ uint4 stage_memory[];
   const norm::StageLayout<ITEMS, 2> layout{stage_memory};
-  const norm::StagedRows walk;
   struct Rows {
     const T* x;
     const T* r;
@@ -138,27 +137,17 @@ __global__ void __launch_bounds__(1024)
     const void* ptrs[4] = {p.x, p.r, p.h, p.y};
     return norm::row_access<T>(ptrs, 4);
   };
-  auto stage = [&](int iteration) {
-    const long long row = walk.row(iteration);
-    if (row >= rows) {
-      norm::cp_async_commit();
-      return;
-    }
+  auto stage_row_copies = [&](long long row, int st) {
     const Rows p = rows_of(row);
     const T* const src[2] = {p.x, p.r};
-    norm::stage_row<T, ITEMS, 2>(layout, iteration % STAGES, src, access_of(p), d);
+    norm::stage_row<T, ITEMS, 2>(layout, st, src, access_of(p), d);
   };
-  for (int s = 0; s < STAGES - 1; ++s) stage(s);
   int parity = 0;
-  for (int it = 0; walk.row(it) < rows; ++it) {
-    stage(it + STAGES - 1);
-    norm::cp_async_wait<STAGES - 1>();
-    const long long row = walk.row(it);
+  norm::walk_staged_rows<STAGES>(rows, stage_row_copies, [&](long long row, int st) {
     const Rows p = rows_of(row);
     const norm::RowAccess access = access_of(p);
     // A tile too narrow for this row would leave columns unwritten: trap instead.
     if (norm::tile_columns<T, ITEMS>() < d + access.phase) __trap();
-    const int st = it % STAGES;
     const bool w_vec = norm::weight_vec_ok(w, access);
     float sum[1] = {0.f};
     uint4 ws[ITEMS];
@@ -200,8 +189,7 @@ __global__ void __launch_bounds__(1024)
       }
       norm::store_chunk(p.y, c0, d, access.vec, sv);
     }
-  }
-  norm::cp_async_wait<0>();  // the empty groups past the last row
+  });
 }
 
 }  // namespace ladder

@@ -96,34 +96,23 @@ __global__ void __launch_bounds__(1024)
   __shared__ norm::ReduceScratch<1> scratch;
   extern __shared__ uint4 stage_memory[];
   const norm::StageLayout<ITEMS, 1> layout{stage_memory};
-  const norm::StagedRows walk;
   auto x_row = [&](long long row) { return x + row * static_cast<long long>(x_stride); };
   auto y_row = [&](long long row) { return y + row * static_cast<long long>(y_stride); };
   auto access_of = [&](long long row) {
     const void* ptrs[2] = {x_row(row), y_row(row)};
     return norm::row_access<T>(ptrs, 2);
   };
-  auto stage = [&](int iteration) {
-    const long long row = walk.row(iteration);
-    if (row >= rows) {
-      norm::cp_async_commit();
-      return;
-    }
+  auto stage_row_copies = [&](long long row, int st) {
     const T* const src[1] = {x_row(row)};
-    norm::stage_row<T, ITEMS, 1>(layout, iteration % STAGES, src, access_of(row), d);
+    norm::stage_row<T, ITEMS, 1>(layout, st, src, access_of(row), d);
   };
-  for (int s = 0; s < STAGES - 1; ++s) stage(s);
   int parity = 0;
-  for (int it = 0; walk.row(it) < rows; ++it) {
-    stage(it + STAGES - 1);
-    norm::cp_async_wait<STAGES - 1>();
-    const long long row = walk.row(it);
+  norm::walk_staged_rows<STAGES>(rows, stage_row_copies, [&](long long row, int st) {
     const T* xr = x_row(row);
     T* yr = y_row(row);
     const norm::RowAccess access = access_of(row);
     // A tile too narrow for this row would leave columns unwritten: trap instead.
     if (norm::tile_columns<T, ITEMS>() < d + access.phase) __trap();
-    const int st = it % STAGES;
     const bool w_vec = norm::weight_vec_ok(w, access);
     float sum[1] = {0.f};
     uint4 ws[ITEMS];
@@ -161,8 +150,7 @@ __global__ void __launch_bounds__(1024)
       }
       norm::store_chunk(yr, c0, d, access.vec, v);
     }
-  }
-  norm::cp_async_wait<0>();  // the empty groups past the last row
+  });
 }
 
 }  // namespace ladder

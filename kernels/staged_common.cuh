@@ -87,5 +87,30 @@ struct StagedRows {
   }
 };
 
+// The walk of a staged kernel over its rows. stage_row_copies(row, stage) starts the copies of
+// one row (stage_row); past the last row an empty group is committed instead. normalize(row,
+// stage) runs once that row's copies have landed, while the next STAGES - 1 rows are in flight.
+// The loop condition is uniform per block, so normalize may use barriers.
+template <int STAGES, typename StageCopies, typename Normalize>
+__device__ __forceinline__ void walk_staged_rows(int rows, StageCopies&& stage_row_copies,
+                                                 Normalize&& normalize) {
+  const StagedRows walk;
+  auto stage = [&](int iteration) {
+    const long long row = walk.row(iteration);
+    if (row < rows) {
+      stage_row_copies(row, iteration % STAGES);
+    } else {
+      cp_async_commit();
+    }
+  };
+  for (int s = 0; s < STAGES - 1; ++s) stage(s);
+  for (int it = 0; walk.row(it) < rows; ++it) {
+    stage(it + STAGES - 1);
+    cp_async_wait<STAGES - 1>();
+    normalize(walk.row(it), it % STAGES);
+  }
+  cp_async_wait<0>();  // the empty groups past the last row
+}
+
 }  // namespace norm
 }  // namespace ladder
