@@ -178,15 +178,7 @@ __global__ void __launch_bounds__(1024)
       if (c0 >= d) continue;
       float sv[kVec];
       norm::chunk_sum<T, ROUND_SUM>(*layout.slot(st, 0, i), *layout.slot(st, 1, i), sv);
-      if (w != nullptr) {
-        float wv[kVec];
-        E::unpack(ws[i], wv);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) sv[e] = sv[e] * inv_rms * (wv[e] + w_offset);
-      } else {
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) sv[e] *= inv_rms;
-      }
+      norm::scale_by_rms<T>(sv, inv_rms, w != nullptr, ws[i], w_offset);
       norm::store_chunk(p.y, c0, d, access.vec, sv);
     }
   });

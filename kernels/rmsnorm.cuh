@@ -139,15 +139,7 @@ __global__ void __launch_bounds__(1024)
       if (c0 >= d) continue;
       float v[kVec];
       E::unpack(*layout.slot(st, 0, i), v);
-      if (w != nullptr) {
-        float wv[kVec];
-        E::unpack(ws[i], wv);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
-      } else {
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
-      }
+      norm::scale_by_rms<T>(v, inv_rms, w != nullptr, ws[i], w_offset);
       norm::store_chunk(yr, c0, d, access.vec, v);
     }
   });

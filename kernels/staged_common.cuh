@@ -87,6 +87,22 @@ struct StagedRows {
   }
 };
 
+// y = v * inv_rms * (w + w_offset), or v * inv_rms without a weight (w_raw: the packed weight
+// chunk, read only when has_weight).
+template <typename T>
+__device__ __forceinline__ void scale_by_rms(float (&v)[Elem<T>::kVec], float inv_rms,
+                                             bool has_weight, const uint4& w_raw, float w_offset) {
+  if (has_weight) {
+    float wv[Elem<T>::kVec];
+    Elem<T>::unpack(w_raw, wv);
+#pragma unroll
+    for (int e = 0; e < Elem<T>::kVec; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
+  } else {
+#pragma unroll
+    for (int e = 0; e < Elem<T>::kVec; ++e) v[e] *= inv_rms;
+  }
+}
+
 // The walk of a staged kernel over its rows. stage_row_copies(row, stage) starts the copies of
 // one row (stage_row); past the last row an empty group is committed instead. normalize(row,
 // stage) runs once that row's copies have landed, while the next STAGES - 1 rows are in flight.
