@@ -79,9 +79,7 @@ __global__ void __launch_bounds__(1024)
                             access.vec, sv);
       }
     }
-    norm::row_group_sum(sum, scratch, parity);
-    const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
-    if (active && rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+    const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, active);
 
     for (int t = 0; t < tiles; ++t) {
       if (tiles > 1) {
@@ -169,9 +167,7 @@ __global__ void __launch_bounds__(1024)
       norm::store_chunk(p.h, c0, d, access.vec, sv);  // overlaps the reduction
       if (w != nullptr) ws[i] = norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, d, w_vec);
     }
-    norm::row_group_sum(sum, scratch, parity);
-    const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
-    if (rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+    const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, true);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);

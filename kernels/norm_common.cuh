@@ -198,6 +198,35 @@ __device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<N>& s
   }
 }
 
+// RMSNorm's 1 / sqrt(mean(x^2) + eps) for the row, from each thread's sum of squares over its
+// columns, joined over the row group (row_group_sum: every thread of the block when the group is
+// several warps). The group's first thread stores it to rstd[row] when `store` and rstd is given.
+__device__ __forceinline__ float row_inv_rms(float sum_sq, ReduceScratch<1>& scratch, int& parity,
+                                             int d, float eps, float* rstd, long long row,
+                                             bool store) {
+  float sum[1] = {sum_sq};
+  row_group_sum(sum, scratch, parity);
+  const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
+  if (store && rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+  return inv_rms;
+}
+
+// y = v * inv_rms * (w + w_offset), or v * inv_rms without a weight (w_raw: the packed weight
+// chunk, read only when has_weight).
+template <typename T>
+__device__ __forceinline__ void scale_by_rms(float (&v)[Elem<T>::kVec], float inv_rms,
+                                             bool has_weight, const uint4& w_raw, float w_offset) {
+  if (has_weight) {
+    float wv[Elem<T>::kVec];
+    Elem<T>::unpack(w_raw, wv);
+#pragma unroll
+    for (int e = 0; e < Elem<T>::kVec; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
+  } else {
+#pragma unroll
+    for (int e = 0; e < Elem<T>::kVec; ++e) v[e] *= inv_rms;
+  }
+}
+
 // Columns a tile covers: blockDim.x threads x ITEMS chunks x VEC elements.
 template <typename T, int ITEMS>
 __device__ __forceinline__ int tile_columns() {

@@ -52,9 +52,7 @@ __global__ void __launch_bounds__(1024)
         for (int e = 0; e < kVec; ++e) sum[0] = fmaf(f[e], f[e], sum[0]);
       }
     }
-    norm::row_group_sum(sum, scratch, parity);
-    const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
-    if (active && rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+    const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, active);
 
     for (int t = 0; t < tiles; ++t) {
       // One tile: the row is still in registers. Several: re-read it (mostly from L2).
@@ -130,9 +128,7 @@ __global__ void __launch_bounds__(1024)
       // The weight's loads are issued before the reduction and land during it.
       if (w != nullptr) ws[i] = norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, d, w_vec);
     }
-    norm::row_group_sum(sum, scratch, parity);
-    const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
-    if (rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+    const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, true);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);

@@ -50,8 +50,8 @@ __device__ __forceinline__ bool chunk_inside(int c0, int cols, bool vec) {
   return vec && c0 >= 0 && c0 + Elem<T>::kVec <= cols;
 }
 
-// Starts the copies of this thread's chunks of one row (a null row copies nothing) and commits
-// them as one group: a group per row, even an empty one, keeps wait_group's count uniform.
+// Starts the copies of this thread's chunks of one row and commits them as one group (rows past
+// the last commit an empty group instead: see walk_staged_rows).
 template <typename T, int ITEMS, int K>
 __device__ __forceinline__ void stage_row(const StageLayout<ITEMS, K>& layout, int stage,
                                           const T* const (&rows)[K], const RowAccess& access,
@@ -86,22 +86,6 @@ struct StagedRows {
     return first + static_cast<long long>(iteration) * step;
   }
 };
-
-// y = v * inv_rms * (w + w_offset), or v * inv_rms without a weight (w_raw: the packed weight
-// chunk, read only when has_weight).
-template <typename T>
-__device__ __forceinline__ void scale_by_rms(float (&v)[Elem<T>::kVec], float inv_rms,
-                                             bool has_weight, const uint4& w_raw, float w_offset) {
-  if (has_weight) {
-    float wv[Elem<T>::kVec];
-    Elem<T>::unpack(w_raw, wv);
-#pragma unroll
-    for (int e = 0; e < Elem<T>::kVec; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
-  } else {
-#pragma unroll
-    for (int e = 0; e < Elem<T>::kVec; ++e) v[e] *= inv_rms;
-  }
-}
 
 // The walk of a staged kernel over its rows. stage_row_copies(row, stage) starts the copies of
 // one row (stage_row); past the last row an empty group is committed instead. normalize(row,
