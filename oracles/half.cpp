@@ -110,6 +110,20 @@ double round_to(Precision p, double v) {
   return v;
 }
 
+double largest_finite(Precision p) {
+  // All significand bits set in the top binade: (2 - 2^(1 - precision)) * 2^max_exp.
+  auto largest = [](const Format& f) {
+    return std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.max_exp);
+  };
+  switch (p) {
+    case Precision::F64: return std::numeric_limits<double>::max();
+    case Precision::F32: return largest(kF32);
+    case Precision::F16: return largest(kF16);
+    case Precision::BF16: return largest(kBF16);
+  }
+  return std::numeric_limits<double>::max();
+}
+
 double unit_roundoff(Precision p) {
   switch (p) {
     case Precision::F64: return std::ldexp(1.0, -53);

@@ -20,6 +20,9 @@ double round_to(Precision p, double v);
 // Unit roundoff u = 2^-(mantissa bits + 1): F64 2^-53, F32 2^-24, F16 2^-11, BF16 2^-8.
 double unit_roundoff(Precision p);
 
+// The largest finite value: F32 FLT_MAX, F16 65504, BF16 (2 - 2^-7) * 2^127, F64 DBL_MAX.
+double largest_finite(Precision p);
+
 const char* label(Precision p);  // "f64", "f32", "f16", "bf16"
 
 }  // namespace ladder::oracles

@@ -191,6 +191,22 @@ TEST_CASE("round_to matches the bit conversions for every precision", "[half]") 
   CHECK(round_to(Precision::F32, 0.1) == static_cast<double>(0.1f));
 }
 
+TEST_CASE("largest finite values, and that rounding past them overflows", "[half]") {
+  CHECK(ladder::oracles::largest_finite(Precision::F32) == std::numeric_limits<float>::max());
+  CHECK(ladder::oracles::largest_finite(Precision::F16) == 65504.0);
+  CHECK(ladder::oracles::largest_finite(Precision::BF16) == 3.3895313892515355e38);
+  CHECK(ladder::oracles::largest_finite(Precision::F64) == std::numeric_limits<double>::max());
+  for (Precision p : {Precision::F32, Precision::F16, Precision::BF16}) {
+    const double top = ladder::oracles::largest_finite(p);
+    CHECK(round_to(p, top) == top);
+    // Half a unit in the last place above it is a tie that rounds to even (up, since every
+    // significand bit of the largest value is set): to infinity. Less than that rounds back.
+    const double half_ulp = std::ldexp(unit_roundoff(p), std::ilogb(top));
+    CHECK(std::isinf(round_to(p, top + half_ulp)));
+    CHECK(round_to(p, top + half_ulp / 2) == top);
+  }
+}
+
 TEST_CASE("unit roundoff is 2^-(significand bits)", "[half]") {
   CHECK(unit_roundoff(Precision::F64) == std::ldexp(1.0, -53));
   CHECK(unit_roundoff(Precision::F32) == std::ldexp(1.0, -24));

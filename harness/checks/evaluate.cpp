@@ -1,7 +1,6 @@
 #include "harness/checks/evaluate.h"
 
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -17,12 +16,9 @@ std::vector<double> stored_reference(DType dtype, const std::vector<double>& ref
   if (!is_float(dtype)) return out;
   // Only values past the largest finite one can round to infinity, so the exact (and slow:
   // software) rounding runs on those alone. It took 0.9 s of a 16M-element f32 case otherwise.
-  const double largest_finite = dtype == DType::F32    ? std::numeric_limits<float>::max()
-                                : dtype == DType::F16  ? 65504.0
-                                : dtype == DType::BF16 ? std::ldexp(2.0 - std::ldexp(1.0, -7), 127)
-                                                       : std::numeric_limits<double>::infinity();
+  const double largest = oracles::largest_finite(precision_of(dtype));
   for (double& v : out)
-    if (std::isfinite(v) && std::abs(v) > largest_finite) {
+    if (std::isfinite(v) && std::abs(v) > largest) {
       const double stored = round_to_dtype(dtype, v);
       if (std::isinf(stored)) v = stored;
     }
