@@ -45,24 +45,23 @@ struct Shape {
   std::int64_t rows = 0, d = 0;
 };
 Shape read_shape(const std::string& op, const Case& c);
+double read_eps(const std::string& op, const std::map<std::string, double>& scalars);
 
 // The staged schedule of rmsnorm and add_rmsnorm (kernels/staged_common.cuh), from variant keys
 // "schedule=auto|regs|staged", "stages=auto|2|3" and "blocks=auto|1|3|7" (a fixed grid, for
 // tests); `tensors` is how many inputs it stages.
 // staged applies where one tile of at most 1024 threads covers the row and the stages fit a
 // block's shared memory; elsewhere the register kernel runs. auto picks it from the register
-// kernel's geometry `regs`, where it measured faster.
+// kernel's geometry g, where it measured faster. When staged, g becomes the staged block, ITEMS
+// and grid.
 struct StagedPlan {
   bool staged = false;
-  int items = 1, threads = 32, stages = 2;
-  std::int64_t blocks = 1;
+  int stages = 2;
   std::uint32_t shared_bytes = 0;
 };
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
-                       const std::vector<int>& allowed, const RowGeometry& regs);
-void apply_staged(const StagedPlan& plan, RowGeometry& g);  // its block, ITEMS and grid
-double read_eps(const std::string& op, const std::map<std::string, double>& scalars);
+                       const std::vector<int>& allowed, RowGeometry& g);
 
 // Row strides for the named [rows, d] tensors. strided: "0" dense; "1" padded by whole 16-byte
 // chunks (the vector path stays legal); "odd": each tensor padded by a different odd amount (rows

@@ -84,7 +84,6 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const StagedPlan staged = read_staged(v, op, elem, 1, s, misaligned, forced,
                                         allowed_items(elem, limits), g);
   v.finish();
-  if (staged.staged) apply_staged(staged, g);
 
   KernelLaunch L;
   L.source = source_path("rmsnorm.cuh");
@@ -147,7 +146,6 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const StagedPlan staged = read_staged(v, op, elem, 2, s, misaligned, forced,
                                         allowed_items(elem, limits), g);
   v.finish();
-  if (staged.staged) apply_staged(staged, g);
 
   KernelLaunch L;
   L.source = source_path("add_rmsnorm.cuh");

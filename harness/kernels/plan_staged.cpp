@@ -21,7 +21,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
-                       const std::vector<int>& allowed, const RowGeometry& regs) {
+                       const std::vector<int>& allowed, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "staged"});
   const std::string stages = v.get("stages", "auto", {"auto", "2", "3"});
   // A small fixed grid, for tests: each block then walks many rows through every stage.
@@ -36,7 +36,7 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
     // 4096x16384: 0.88 against 0.78), and fp32 rows off the 16-byte grid, which the
     // register kernel gathers at its ends (add_rmsnorm 8192x2049: 0.77 against 0.63; rmsnorm
     // 16384x2049: 0.71 against 0.57). Elsewhere the register kernels measured as fast or faster.
-    if (elem_size == 2 && regs.threads_per_row == 1024) {
+    if (elem_size == 2 && g.threads_per_row == 1024) {
       wanted = true;
     } else if (elem_size == 4 && misaligned) {
       wanted = true;
@@ -45,9 +45,8 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
   }
   if (!wanted) return plan;
 
-  const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem_size);
   // One tile must cover the row at any phase its rows can have.
-  const std::int64_t chunks = ceil_div(s.d + (misaligned ? vec - 1 : 0), vec);
+  const std::int64_t chunks = row_chunks(elem_size, s.d, misaligned);
   if (items == 0) {
     items = allowed.front();
     for (int a : allowed)
@@ -65,25 +64,19 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
   const std::int64_t bytes = n * per_stage;
   if (bytes > kSharedPerSm) return plan;
   plan.staged = true;
-  plan.items = items;
-  plan.threads = static_cast<int>(threads);
   plan.stages = n;
   plan.shared_bytes = static_cast<std::uint32_t>(bytes);
   // About as many blocks as are resident: each walks rows blockIdx.x + k * gridDim.x.
   const std::int64_t by_threads = kResidentThreadsPerSm / threads;
   const std::int64_t by_shared = kSharedPerSm / (bytes + 1024);  // 1 KiB reserved per block
   const std::int64_t per_sm = std::max<std::int64_t>(1, std::min({std::int64_t{32}, by_threads, by_shared}));
-  plan.blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(s.rows, per_sm * kSmCount));
-  if (blocks != "auto") plan.blocks = std::stoi(blocks);
-  return plan;
-}
-
-void apply_staged(const StagedPlan& plan, RowGeometry& g) {
-  g.items = plan.items;
-  g.threads_per_row = plan.threads;
+  g.items = items;
+  g.threads_per_row = static_cast<int>(threads);
   g.rows_per_block = 1;
-  g.blocks = plan.blocks;
   g.streams = false;
+  g.blocks = blocks == "auto" ? std::max<std::int64_t>(1, std::min<std::int64_t>(s.rows, per_sm * kSmCount))
+                              : std::stoi(blocks);
+  return plan;
 }
 
 }  // namespace ladder::kernels::detail

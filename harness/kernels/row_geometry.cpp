@@ -56,6 +56,11 @@ bool choose_warps_per_row(std::int64_t chunks, const std::vector<int>& allowed, 
 
 }  // namespace
 
+std::int64_t row_chunks(std::size_t elem_size, std::int64_t d, bool rows_may_be_misaligned) {
+  const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem_size);
+  return ceil_div(d + (rows_may_be_misaligned ? vec - 1 : 0), vec);
+}
+
 std::vector<int> allowed_items(std::size_t elem_size, const RowLimits& limits) {
   const int vec = kChunkBytes / static_cast<int>(elem_size);
   const int max_items = std::max(1, limits.max_values_per_thread / vec);
@@ -79,8 +84,7 @@ RowGeometry choose_row_geometry(std::size_t elem_size, std::int64_t rows, std::i
       std::find(allowed.begin(), allowed.end(), forced_items) == allowed.end())
     throw std::invalid_argument("row geometry: items=" + std::to_string(forced_items) +
                                 " is not an instantiated ITEMS value");
-  const std::int64_t pad = rows_may_be_misaligned ? g.vec - 1 : 0;
-  const std::int64_t chunks = ceil_div(d + pad, g.vec);
+  const std::int64_t chunks = row_chunks(elem_size, d, rows_may_be_misaligned);
   const bool few_rows = rows < 2 * static_cast<std::int64_t>(limits.sm_count);
   std::vector<int> candidates;
   if (forced_items != 0) {

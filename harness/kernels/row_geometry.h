@@ -41,6 +41,10 @@ struct RowGeometry {
 // builds each of them.
 std::vector<int> allowed_items(std::size_t elem_size, const RowLimits& limits = {});
 
+// 16-byte chunks a row of d elements needs; rows_may_be_misaligned adds one spare chunk's worth
+// of elements for a row that starts mid-chunk.
+std::int64_t row_chunks(std::size_t elem_size, std::int64_t d, bool rows_may_be_misaligned);
+
 // Picks the geometry for `rows` rows of `d` elements of `elem_size` bytes.
 // rows_may_be_misaligned: some row stride is not a whole number of chunks, so a row can start
 // mid-chunk and needs one spare chunk of capacity to stay in registers.
