@@ -96,8 +96,7 @@ __global__ void __launch_bounds__(1024)
         if (w != nullptr) {
           float wv[kVec];
           E::unpack(early ? ws[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec), wv);
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) sv[e] = sv[e] * inv_rms * (wv[e] + w_offset);
+          norm::scale_by_weight(sv, inv_rms, wv, w_offset);
         } else {
 #pragma unroll
           for (int e = 0; e < kVec; ++e) sv[e] *= inv_rms;

@@ -211,6 +211,22 @@ __device__ __forceinline__ float row_inv_rms(float sum_sq, ReduceScratch<1>& scr
   return inv_rms;
 }
 
+// v = v * inv_rms * (w + w_offset). A plain weight (w_offset == 0, uniform over the launch)
+// skips the add: one instruction fewer per element, measured on the H200 (call 19, f16
+// add_rmsnorm 16384x4096: 0.885 -> 0.927 of the copy ceiling; bf16 and fp32 unchanged to +1%).
+// The product is the same either way: w + 0 == w.
+template <int N>
+__device__ __forceinline__ void scale_by_weight(float (&v)[N], float inv_rms, const float (&wv)[N],
+                                                float w_offset) {
+  if (w_offset == 0.f) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) v[e] = v[e] * inv_rms * wv[e];
+  } else {
+#pragma unroll
+    for (int e = 0; e < N; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
+  }
+}
+
 // y = v * inv_rms * (w + w_offset), or v * inv_rms without a weight (w_raw: the packed weight
 // chunk, read only when has_weight).
 template <typename T>
@@ -219,8 +235,7 @@ __device__ __forceinline__ void scale_by_rms(float (&v)[Elem<T>::kVec], float in
   if (has_weight) {
     float wv[Elem<T>::kVec];
     Elem<T>::unpack(w_raw, wv);
-#pragma unroll
-    for (int e = 0; e < Elem<T>::kVec; ++e) v[e] = v[e] * inv_rms * (wv[e] + w_offset);
+    scale_by_weight(v, inv_rms, wv, w_offset);
   } else {
 #pragma unroll
     for (int e = 0; e < Elem<T>::kVec; ++e) v[e] *= inv_rms;
