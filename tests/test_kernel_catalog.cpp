@@ -11,6 +11,7 @@
 
 #include "harness/checks/oracle_registry.h"
 #include "harness/kernels/catalog.h"
+#include "harness/toolchain/driver.h"
 #include "harness/toolchain/nvrtc.h"
 #include "tests/catch.h"
 
@@ -20,6 +21,7 @@ using ladder::ConcreteBuffer;
 using ladder::DType;
 using ladder::KernelLaunch;
 using ladder::KernelRef;
+using ladder::kernels::DeviceLimits;
 
 namespace {
 
@@ -86,8 +88,9 @@ void check_launch(const KernelRef& ref, const Case& c, const KernelLaunch& L, bo
   }
 }
 
-std::vector<KernelLaunch> plan_checked(const KernelRef& ref, const Case& c) {
-  const auto launches = ladder::kernels::plan(ref, c, kEps);
+std::vector<KernelLaunch> plan_checked(const KernelRef& ref, const Case& c,
+                                       const DeviceLimits& device = DeviceLimits::h200()) {
+  const auto launches = ladder::kernels::plan(ref, c, kEps, device);
   REQUIRE(!launches.empty());
   for (std::size_t i = 0; i < launches.size(); ++i) check_launch(ref, c, launches[i], i == 0);
   return launches;
@@ -284,6 +287,78 @@ TEST_CASE("staged schedule: auto takes it only where it measured faster; its gri
   CHECK(entry_of({"rmsnorm", DType::F16, {{"schedule", "staged"}, {"blocks", "3"}}}, 83, 769).grid[0] == 3);
   CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "regs"}}}, 2048, 32768).entry ==
         "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
+}
+
+TEST_CASE("staged plans fit the device planned for: an A100's opt-in shared memory and SMs",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  constexpr DeviceLimits a100 = DeviceLimits::a100();
+  // The staged kernels' static shared memory: norm::ReduceScratch<1>, 2 x 32 floats. The
+  // driver refuses a launch whose dynamic plus static shared memory passes the opt-in maximum.
+  constexpr std::int64_t kStaticScratch = 2 * 32 * 4;
+  auto fits = [&](const KernelLaunch& L) {
+    INFO(L.entry << " shared " << L.shared_bytes);
+    CHECK(std::int64_t{L.shared_bytes} + kStaticScratch <= a100.shared_per_block_optin);
+  };
+  // Three 64 KiB stages (192 KiB) fit an H200 block, not an A100's 163 KiB: two stages, and one
+  // such block on each of the 108 SMs.
+  const auto wide = plan_checked({"rmsnorm", DType::BF16, {}}, {{"rows", 2048}, {"d", 32768}}, a100).front();
+  CHECK(wide.entry == "ladder::rmsnorm_fwd_staged<__nv_bfloat16, 4, 2>");
+  CHECK(wide.shared_bytes == 2u * 1024 * 4 * 16);
+  CHECK(wide.grid[0] == 108);
+  fits(wide);
+  const auto wide_add =
+      plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 4096}, {"d", 16384}}, a100).front();
+  CHECK(wide_add.entry == "ladder::add_rmsnorm_fwd_staged<__nv_bfloat16, 4, false, 2>");
+  CHECK(wide_add.shared_bytes == 2u * 2 * 512 * 4 * 16);
+  CHECK(wide_add.grid[0] == 108);
+  fits(wide_add);
+  // Blocks an SM by shared memory: 54 KiB stages, two on an A100 SM's 164 KiB (four on an
+  // H200's 228 KiB).
+  const auto odd = plan_checked({"add_rmsnorm", DType::F32, {}}, {{"rows", 16384}, {"d", 2049}}, a100).front();
+  CHECK(odd.entry == "ladder::add_rmsnorm_fwd_staged<float, 2, false, 3>");
+  CHECK(odd.grid[0] == 108 * 2);
+  CHECK(plan_checked({"add_rmsnorm", DType::F32, {}}, {{"rows", 16384}, {"d", 2049}}).front().grid[0] ==
+        132 * 4);
+  // Where even two stages do not fit, the register kernel, as for rows too wide for one tile:
+  // three pinned 64 KiB stages, and two 96 KiB ones.
+  const auto pinned3 = plan_checked({"rmsnorm", DType::BF16, {{"schedule", "staged"}, {"stages", "3"}}},
+                                    {{"rows", 2048}, {"d", 32768}}, a100).front();
+  CHECK(pinned3.entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
+  CHECK(pinned3.shared_bytes == 0);
+  CHECK(pinned3.grid[0] == 2048);
+  const auto two = plan_checked({"add_rmsnorm", DType::BF16, {{"schedule", "staged"}}},
+                                {{"rows", 512}, {"d", 24576}}, a100).front();
+  CHECK(two.entry.find("staged") == std::string::npos);
+  CHECK(two.shared_bytes == 0);
+  // "Few rows" counts the device's SMs: 250 rows are few for 132 SMs, not for 108.
+  CHECK(plan_checked({"rmsnorm", DType::BF16, {}}, {{"rows", 250}, {"d", 32768}}).front().entry ==
+        "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
+  CHECK(plan_checked({"rmsnorm", DType::BF16, {}}, {{"rows", 250}, {"d", 32768}}, a100).front().entry ==
+        "ladder::rmsnorm_fwd_staged<__nv_bfloat16, 4, 2>");
+  // The backward resident grid: two 256-thread blocks on each of 108 SMs.
+  CHECK(plan_checked({"rmsnorm_bwd", DType::BF16, {}}, {{"rows", 16384}, {"d", 4096}}, a100).front().grid[0] ==
+        108 * 2);
+  // Every staged plan fits, and no grid exceeds 32 blocks on each of 108 SMs.
+  for (const char* op : {"rmsnorm", "add_rmsnorm"})
+    for (DType dt : {DType::F32, DType::F16, DType::BF16})
+      for (const auto& v : std::vector<std::map<std::string, std::string>>{
+               {}, {{"schedule", "staged"}}, {{"schedule", "staged"}, {"stages", "3"}}})
+        for (std::int64_t d : {769, 2049, 4096, 8192, 12288, 16384, 20480, 24576, 32768})
+          for (const auto& L : plan_checked({op, dt, v}, {{"rows", 16384}, {"d", d}}, a100)) {
+            if (L.entry.find("staged") == std::string::npos) continue;
+            fits(L);
+            CHECK(L.grid[0] <= 32u * 108);
+          }
+  // The limits read from a device; attributes it did not report keep the H200's.
+  ladder::toolchain::DeviceInfo info;
+  info.sm_count = 108;
+  info.shared_per_block_optin = 163 * 1024;
+  const DeviceLimits read = DeviceLimits::from(info);
+  CHECK(read.sm_count == 108);
+  CHECK(read.shared_per_block_optin == 163 * 1024);
+  CHECK(read.shared_per_sm == DeviceLimits::h200().shared_per_sm);
+  CHECK(read.max_threads_per_sm == 2048);
 }
 
 TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {

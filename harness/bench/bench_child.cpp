@@ -127,6 +127,7 @@ int bench_child_main(const BenchChildOptions& opts) {
     auto ctx = toolchain::Context::create(0);
     const auto& dev = ctx.device();
     const std::string arch = opts.arch.empty() ? dev.arch() : opts.arch;
+    const kernels::DeviceLimits limits = kernels::DeviceLimits::from(dev);  // what plans fit
     const toolchain::Nvrtc nvrtc(opts.nvrtc_path);
     toolchain::CompileCache cache(opts.cache_dir);
     isolate::ImageSet images(nvrtc, cache, arch, nullptr);
@@ -160,7 +161,8 @@ int bench_child_main(const BenchChildOptions& opts) {
       json row = to_json(c);
       row["type"] = "result";
       try {
-        const auto plans = kernels::plan(c.kernel, Case{{"rows", c.rows}, {"d", c.d}}, {{"eps", c.eps}});
+        const auto plans =
+            kernels::plan(c.kernel, Case{{"rows", c.rows}, {"d", c.d}}, {{"eps", c.eps}}, limits);
         row["impl"] = "ladder";
         row.update(time_plans(plans, images, flush, iters));
         send(opts.result_fd, row);
@@ -168,7 +170,7 @@ int bench_child_main(const BenchChildOptions& opts) {
           json base = to_json(c);
           base["type"] = "result";
           base["impl"] = "unfused add + rmsnorm";
-          base.update(time_plans(unfused_add_then_rmsnorm(c), images, flush, iters));
+          base.update(time_plans(unfused_add_then_rmsnorm(c, limits), images, flush, iters));
           base["bytes"] = row["bytes"];  // the same minimum work, done in two passes
           send(opts.result_fd, base);
         }

@@ -57,9 +57,10 @@ double minimum_bytes(const std::vector<ConcreteBuffer>& buffers) {
   return bytes;
 }
 
-std::vector<KernelLaunch> unfused_add_then_rmsnorm(const BenchCase& c) {
+std::vector<KernelLaunch> unfused_add_then_rmsnorm(const BenchCase& c,
+                                                   const kernels::DeviceLimits& device) {
   KernelRef rms{"rmsnorm", c.kernel.dtype, {{"write_rstd", "0"}}};
-  auto plans = kernels::plan(rms, Case{{"rows", c.rows}, {"d", c.d}}, {{"eps", c.eps}});
+  auto plans = kernels::plan(rms, Case{{"rows", c.rows}, {"d", c.d}}, {{"eps", c.eps}}, device);
   if (plans.size() != 1) throw std::logic_error("rmsnorm plans one launch");
   KernelLaunch norm = plans.front();
   // rmsnorm reads h (the sum) where it would read x.

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/kernels/device_limits.h"
 #include "harness/ladder/launch.h"
 #include "harness/ladder/manifest.h"
 
@@ -25,8 +26,10 @@ std::vector<BenchCase> default_cases();
 // Minimum bytes: inputs read once, outputs written once, in-outs both; aliases and scratch free.
 double minimum_bytes(const std::vector<ConcreteBuffer>& buffers);
 
-// The unfused baseline for add_rmsnorm: kernels/elementwise_add.cuh then the rmsnorm kernel on h.
-std::vector<KernelLaunch> unfused_add_then_rmsnorm(const BenchCase& c);
+// The unfused baseline for add_rmsnorm: kernels/elementwise_add.cuh then the rmsnorm kernel on h,
+// planned for `device` (the bench child's).
+std::vector<KernelLaunch> unfused_add_then_rmsnorm(const BenchCase& c,
+                                                   const kernels::DeviceLimits& device);
 
 nlohmann::json to_json(const BenchCase& c);
 BenchCase bench_case_from_json(const nlohmann::json& j);

@@ -90,6 +90,9 @@ int child_main(const ChildOptions& opts) {
     context_ms = ms_since(t0);
   }
   const std::string arch = !opts.arch.empty() ? opts.arch : ctx ? ctx->device().arch() : "sm_90";
+  // Plans fit this device's shared memory and SMs; without one, the H200's, as for the arch.
+  const kernels::DeviceLimits limits =
+      ctx ? kernels::DeviceLimits::from(ctx->device()) : kernels::DeviceLimits::h200();
 
   const toolchain::Nvrtc nvrtc(opts.nvrtc_path);
   toolchain::CompileCache cache(opts.cache_dir);
@@ -120,7 +123,7 @@ int child_main(const ChildOptions& opts) {
     cr.shape = rung.cases[i];
     bool sticky = false;
     try {
-      const auto plans = plan_case(rung, rung.cases[i]);
+      const auto plans = plan_case(rung, rung.cases[i], limits);
       run_case(rung, plans, images, ctx ? &*ctx : nullptr, no_device, cr, sticky);
     } catch (const std::exception& e) {
       cr.unresolved = true;

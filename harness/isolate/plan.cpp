@@ -34,9 +34,10 @@ void apply_init_overrides(const Rung& rung, std::vector<KernelLaunch>& launches)
 
 }  // namespace
 
-std::vector<KernelLaunch> plan_case(const Rung& rung, const Case& c) {
+std::vector<KernelLaunch> plan_case(const Rung& rung, const Case& c,
+                                    const kernels::DeviceLimits& device) {
   if (!rung.kernel) return {resolve_launch(rung, c)};
-  auto launches = kernels::plan(*rung.kernel, c, rung.scalars);
+  auto launches = kernels::plan(*rung.kernel, c, rung.scalars, device);
   for (auto& l : launches) {
     l.seed = rung.seed;
     for (const auto& o : rung.options) l.options.push_back(o);

@@ -18,7 +18,8 @@ namespace ladder::kernels {
 namespace {
 
 using Planner = std::function<std::vector<KernelLaunch>(const KernelRef&, const Case&,
-                                                        const detail::Scalars&)>;
+                                                        const detail::Scalars&,
+                                                        const DeviceLimits&)>;
 
 struct OpEntry {
   std::string name;
@@ -26,7 +27,7 @@ struct OpEntry {
   // Variant keys whose values select a different template instantiation (beyond dtype and
   // ITEMS), with the values that do so; all other keys only change arguments and buffers.
   std::vector<detail::VariantAxis> template_axes;
-  RowLimits limits;  // the limits its planner uses, for the ITEMS list
+  RowLimits limits;  // the limits its planner uses, for the ITEMS list (device-independent)
 };
 
 const std::vector<OpEntry>& table() {
@@ -62,14 +63,15 @@ std::vector<std::string> ops() {
 }
 
 std::vector<KernelLaunch> plan(const KernelRef& ref, const Case& c,
-                               const std::map<std::string, double>& scalars) {
+                               const std::map<std::string, double>& scalars,
+                               const DeviceLimits& device) {
   const OpEntry* e = find(ref.op);
   if (e == nullptr) {
     std::string known;
     for (const auto& name : ops()) known += (known.empty() ? "" : ", ") + name;
     throw std::invalid_argument("unknown kernel op '" + ref.op + "' (known: " + known + ")");
   }
-  return e->planner(ref, c, scalars);
+  return e->planner(ref, c, scalars, device);
 }
 
 std::vector<KernelRef> all_specializations() {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/kernels/device_limits.h"
 #include "harness/ladder/launch.h"
 #include "harness/ladder/manifest.h"
 
@@ -21,10 +22,15 @@ std::vector<std::string> ops();
 // An op that needs several launches (e.g. a partial reduce then a final reduce) returns them in
 // order; the harness runs them back to back. Buffers are declared by the first launch and
 // shared by all; the oracle is the first launch's.
+// `device` sizes staged shared memory and resident grids: a process with a CUDA context passes
+// DeviceLimits::from(its device). Plans for other devices may differ in kernel (staged or
+// register), ITEMS, stages and grid, never in buffer names or arguments.
 std::vector<KernelLaunch> plan(const KernelRef& ref, const Case& c,
-                               const std::map<std::string, double>& scalars);
+                               const std::map<std::string, double>& scalars,
+                               const DeviceLimits& device = DeviceLimits::h200());
 
-// Every (op, dtype, variant) specialization the CI compile check must build.
+// Every (op, dtype, variant) specialization the CI compile check must build. It enumerates the
+// template axes and ITEMS, not shapes or devices, so it covers what a plan for any device picks.
 std::vector<KernelRef> all_specializations();
 
 // Absolute path of kernels/ (from the build's source dir, or $LADDER_KERNELS_DIR).

@@ -93,6 +93,7 @@ BackwardPlan backward_geometry(std::size_t elem, const Shape& s,
     }
   }
   RowGeometry& g = p.g;
+  // Resident blocks on the device planned for (limits.sm_count: with_device).
   const std::int64_t block_threads = std::int64_t{g.threads_per_row} * g.rows_per_block;
   const std::int64_t resident =
       std::int64_t{limits.sm_count} * std::max<std::int64_t>(1, kResidentThreadsPerSm / block_threads);
@@ -139,14 +140,15 @@ RowLimits backward_row_limits() {
   return limits;
 }
 
-std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, const Scalars& sc) {
+std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, const Scalars& sc,
+                                           const DeviceLimits& device) {
   const std::string op = "rmsnorm_bwd";
   VariantReader v(op, ref.variant);
   const std::string weight = v.get("weight", "plain", kWeightModes);
   const std::string strided = v.get("strided", "0", kStrided);
   const std::string shift = v.get("shift", "auto", kShift);
   const std::size_t elem = io_elem_size(op, ref.dtype);
-  const RowLimits limits = backward_row_limits();
+  const RowLimits limits = with_device(backward_row_limits(), device);
   const int forced = v.items(elem, limits);
   v.finish();
   const Shape s = read_shape(op, c);
@@ -191,7 +193,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
 }
 
 std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case& c,
-                                               const Scalars& sc) {
+                                               const Scalars& sc, const DeviceLimits& device) {
   const std::string op = "add_rmsnorm_bwd";
   VariantReader v(op, ref.variant);
   const std::string weight = v.get("weight", "plain", kWeightModes);
@@ -200,7 +202,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const std::string strided = v.get("strided", "0", kStrided);
   const std::string shift = v.get("shift", "auto", kShift);
   const std::size_t elem = io_elem_size(op, ref.dtype);
-  const RowLimits limits = backward_row_limits();
+  const RowLimits limits = with_device(backward_row_limits(), device);
   const int forced = v.items(elem, limits);
   v.finish();
   const Shape s = read_shape(op, c);
@@ -254,14 +256,14 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
 }
 
 std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c,
-                                             const Scalars& sc) {
+                                             const Scalars& sc, const DeviceLimits& device) {
   const std::string op = "layernorm_bwd";
   VariantReader v(op, ref.variant);
   const bool affine = v.get("affine", "1", kFlag) == "1";
   const std::string strided = v.get("strided", "0", kStrided);
   const std::string shift = v.get("shift", "auto", kShift);
   const std::size_t elem = io_elem_size(op, ref.dtype);
-  const RowLimits limits = backward_row_limits();
+  const RowLimits limits = with_device(backward_row_limits(), device);
   const int forced = v.items(elem, limits);
   v.finish();
   const Shape s = read_shape(op, c);
@@ -309,7 +311,8 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   return out;
 }
 
-std::vector<KernelLaunch> plan_column_sum(const KernelRef& ref, const Case& c, const Scalars&) {
+std::vector<KernelLaunch> plan_column_sum(const KernelRef& ref, const Case& c, const Scalars&,
+                                          const DeviceLimits&) {
   const std::string op = "column_sum";
   VariantReader v(op, ref.variant);
   v.finish();

@@ -46,6 +46,11 @@ int VariantReader::rows_per_block() {
   return std::stoi(v);
 }
 
+RowLimits with_device(RowLimits limits, const DeviceLimits& device) {
+  limits.sm_count = device.sm_count;
+  return limits;
+}
+
 void apply_rows_per_block(const std::string& op, int rows_per_block, std::int64_t rows,
                           RowGeometry& g) {
   if (rows_per_block == 0) return;

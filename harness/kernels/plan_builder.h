@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/kernels/device_limits.h"
 #include "harness/kernels/row_geometry.h"
 #include "harness/ladder/launch.h"
 
@@ -47,13 +48,16 @@ struct Shape {
 Shape read_shape(const std::string& op, const Case& c);
 double read_eps(const std::string& op, const std::map<std::string, double>& scalars);
 
+// An op's row limits on a device: its SM count (the rest are the kernels' own).
+RowLimits with_device(RowLimits limits, const DeviceLimits& device);
+
 // The staged schedule of rmsnorm and add_rmsnorm (kernels/staged_common.cuh), from variant keys
 // "schedule=auto|regs|staged", "stages=auto|2|3" and "blocks=auto|1|3|7" (a fixed grid, for
 // tests); `tensors` is how many inputs it stages.
-// staged applies where one tile of at most 1024 threads covers the row and the stages fit a
-// block's shared memory; elsewhere the register kernel runs. auto picks it from the register
-// kernel's geometry g, where it measured faster. When staged, g becomes the staged block, ITEMS
-// and grid.
+// staged applies where one tile of at most 1024 threads covers the row and the stages fit
+// `device`'s opt-in shared memory of a block; elsewhere the register kernel runs. auto picks it
+// from the register kernel's geometry g, where it measured faster. When staged, g becomes the
+// staged block, ITEMS and a grid of about the blocks `device` holds resident.
 struct StagedPlan {
   bool staged = false;
   int stages = 2;
@@ -61,7 +65,8 @@ struct StagedPlan {
 };
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
-                       const std::vector<int>& allowed, RowGeometry& g);
+                       const std::vector<int>& allowed, const DeviceLimits& device,
+                       RowGeometry& g);
 
 // Row strides for the named [rows, d] tensors. strided: "0" dense; "1" padded by whole 16-byte
 // chunks (the vector path stays legal); "odd": each tensor padded by a different odd amount (rows

@@ -59,7 +59,8 @@ RowLimits rmsnorm_row_limits() {
 
 RowLimits layernorm_row_limits() { return rmsnorm_row_limits(); }
 
-std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, const Scalars& sc) {
+std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, const Scalars& sc,
+                                       const DeviceLimits& device) {
   const std::string op = "rmsnorm";
   VariantReader v(op, ref.variant);
   const std::string weight = v.get("weight", "plain", kWeightModes);
@@ -67,7 +68,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const std::string strided = v.get("strided", "0", kStrided);
   const bool write_rstd = v.get("write_rstd", "1", kFlag) == "1";
   const std::size_t elem = io_elem_size(op, ref.dtype);
-  const RowLimits limits = rmsnorm_row_limits();
+  const RowLimits limits = with_device(rmsnorm_row_limits(), device);
   const int forced = v.items(elem, limits);
   const int rpb = v.rows_per_block();
   const Shape s = read_shape(op, c);
@@ -82,7 +83,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
   const StagedPlan staged = read_staged(v, op, elem, 1, s, misaligned, forced,
-                                        allowed_items(elem, limits), g);
+                                        allowed_items(elem, limits), device, g);
   v.finish();
 
   KernelLaunch L;
@@ -112,7 +113,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
 }
 
 std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
-                                           const Scalars& sc) {
+                                           const Scalars& sc, const DeviceLimits& device) {
   const std::string op = "add_rmsnorm";
   VariantReader v(op, ref.variant);
   const std::string weight = v.get("weight", "plain", kWeightModes);
@@ -121,7 +122,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const std::string strided = v.get("strided", "0", kStrided);
   const bool write_rstd = v.get("write_rstd", "1", kFlag) == "1";
   const std::size_t elem = io_elem_size(op, ref.dtype);
-  const RowLimits limits = add_rmsnorm_row_limits();
+  const RowLimits limits = with_device(add_rmsnorm_row_limits(), device);
   const int forced = v.items(elem, limits);
   const int rpb = v.rows_per_block();
   const Shape s = read_shape(op, c);
@@ -144,7 +145,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, row_limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
   const StagedPlan staged = read_staged(v, op, elem, 2, s, misaligned, forced,
-                                        allowed_items(elem, limits), g);
+                                        allowed_items(elem, limits), device, g);
   v.finish();
 
   KernelLaunch L;
@@ -184,7 +185,8 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   return {L};
 }
 
-std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, const Scalars& sc) {
+std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, const Scalars& sc,
+                                         const DeviceLimits& device) {
   const std::string op = "layernorm";
   VariantReader v(op, ref.variant);
   const bool affine = v.get("affine", "1", kFlag) == "1";
@@ -192,7 +194,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   const std::string strided = v.get("strided", "0", kStrided);
   const bool write_stats = v.get("write_stats", "1", kFlag) == "1";
   const std::size_t elem = io_elem_size(op, ref.dtype);
-  const RowLimits limits = layernorm_row_limits();
+  const RowLimits limits = with_device(layernorm_row_limits(), device);
   const int forced = v.items(elem, limits);
   const int rpb = v.rows_per_block();
   v.finish();

@@ -10,10 +10,11 @@ namespace {
 
 constexpr int kChunkBytes = 16;
 constexpr int kWarp = 32;
-constexpr int kSmCount = 132;                             // H200: sizes the grid only
-constexpr int kResidentThreadsPerSm = 2048;               // 64 registers a thread
-constexpr std::int64_t kSharedPerSm = 227 * 1024;         // usable by blocks, sm_90
 constexpr int kPreferredItems = 4;
+// What a block costs on an SM beside its stages: the runtime's per-block reservation (1 KiB on
+// sm_80 and later; the SM's pool, shared_per_sm, counts it, which is why it is 1 KiB above
+// the opt-in maximum of a block on sm_80 and sm_90).
+constexpr std::int64_t kBlockReserve = 1024;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -21,7 +22,8 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
-                       const std::vector<int>& allowed, RowGeometry& g) {
+                       const std::vector<int>& allowed, const DeviceLimits& device,
+                       RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "staged"});
   const std::string stages = v.get("stages", "auto", {"auto", "2", "3"});
   // A small fixed grid, for tests: each block then walks many rows through every stage.
@@ -29,7 +31,7 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
   StagedPlan plan;
   int items = forced_items;
   bool wanted = schedule == "staged";
-  if (schedule == "auto" && forced_items == 0 && s.rows >= 2 * kSmCount) {
+  if (schedule == "auto" && forced_items == 0 && s.rows >= 2 * std::int64_t{device.sm_count}) {
     // Where the H200 measured the staged schedule faster (reports/h200/sweep-staged.txt): 16-bit
     // rows that take a whole 1024-thread block in registers, one block an SM with nothing to
     // overlap (rmsnorm bf16 2048x32768: 0.84 of the copy ceiling against 0.71; add_rmsnorm f16
@@ -57,24 +59,34 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
   const std::int64_t threads = kWarp * ceil_div(chunks, std::int64_t{kWarp} * items);
   if (threads > 1024) return plan;
   const std::int64_t per_stage = threads * items * kChunkBytes * tensors;
+  // The driver refuses dynamic shared memory above the block's opt-in maximum less the
+  // kernel's static shared memory (the launch fails); kStaticSharedReserve keeps room for it.
+  // The opt-in maximum is the device's: 227 KiB on sm_90, 163 KiB on sm_80, where three 64 KiB
+  // stages (rmsnorm bf16 d = 32768) do not fit and two do.
+  const std::int64_t available = device.shared_per_block_optin - kStaticSharedReserve;
   // Three stages (two rows ahead) wherever they fit a block: measured faster than two at
   // d = 16384 (add_rmsnorm bf16 4096x16384: 0.90 of the copy ceiling against 0.84).
   int n = stages == "auto" ? 3 : std::stoi(stages);
-  if (stages == "auto" && n * per_stage + 1024 > kSharedPerSm) n = 2;
+  if (stages == "auto" && n * per_stage > available) n = 2;
   const std::int64_t bytes = n * per_stage;
-  if (bytes > kSharedPerSm) return plan;
+  if (bytes > available) return plan;
   plan.staged = true;
   plan.stages = n;
   plan.shared_bytes = static_cast<std::uint32_t>(bytes);
-  // About as many blocks as are resident: each walks rows blockIdx.x + k * gridDim.x.
-  const std::int64_t by_threads = kResidentThreadsPerSm / threads;
-  const std::int64_t by_shared = kSharedPerSm / (bytes + 1024);  // 1 KiB reserved per block
+  // About as many blocks as are resident: each walks rows blockIdx.x + k * gridDim.x. A block
+  // is charged its stages plus the runtime's reservation, against the SM's pool less one
+  // reservation (the opt-in maximum on sm_80 and sm_90). This leaves out the 256-byte static
+  // scratch and may count one block an SM too many for blocks of a few KiB (a short second
+  // wave), but it is the sizing the H200 measurements were taken with.
+  const std::int64_t by_threads = device.max_threads_per_sm / threads;
+  const std::int64_t by_shared =
+      (device.shared_per_sm - kBlockReserve) / (bytes + kBlockReserve);
   const std::int64_t per_sm = std::max<std::int64_t>(1, std::min({std::int64_t{32}, by_threads, by_shared}));
   g.items = items;
   g.threads_per_row = static_cast<int>(threads);
   g.rows_per_block = 1;
   g.streams = false;
-  g.blocks = blocks == "auto" ? std::max<std::int64_t>(1, std::min<std::int64_t>(s.rows, per_sm * kSmCount))
+  g.blocks = blocks == "auto" ? std::max<std::int64_t>(1, std::min<std::int64_t>(s.rows, per_sm * device.sm_count))
                               : std::stoi(blocks);
   return plan;
 }

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "harness/kernels/device_limits.h"
+
 namespace ladder::kernels {
 
 struct RowLimits {
@@ -25,7 +27,9 @@ struct RowLimits {
   int max_threads_per_row = 1024;  // the kernels' __launch_bounds__
   int latency_threads_per_row = 512;  // cap when few rows make latency, not bandwidth, the goal
   int target_block_threads = 256;  // block size when several rows share a block
-  int sm_count = 132;              // H200; only used to decide "few rows"
+  // The device's SMs: decide "few rows" here and size the backward planner's resident grid.
+  // Planners set it from the DeviceLimits they plan for (with_device in plan_builder.h).
+  int sm_count = DeviceLimits::h200().sm_count;
 };
 
 struct RowGeometry {

@@ -70,6 +70,10 @@ struct DeviceInfo {
   std::string name;
   int ordinal = 0, cc_major = 0, cc_minor = 0, sm_count = 0, driver_version = 0;
   int max_threads_per_block = 0, l2_bytes = 0;
+  // What the kernel planner sizes staged shared memory and resident grids from
+  // (kernels::DeviceLimits::from): the most one block may opt into, the SM's whole pool
+  // (which also holds each block's 1 KiB runtime reservation), and resident threads.
+  int shared_per_block_optin = 0, shared_per_sm = 0, max_threads_per_sm = 0;
   std::size_t total_memory = 0;
   std::string arch() const;  // "sm_90"
 };

@@ -1,0 +1,19 @@
+#include "harness/kernels/device_limits.h"
+
+#include "harness/toolchain/driver.h"
+
+namespace ladder::kernels {
+
+DeviceLimits DeviceLimits::from(const toolchain::DeviceInfo& device) {
+  constexpr DeviceLimits fallback = h200();
+  auto or_fallback = [](auto value, auto otherwise) { return value > 0 ? value : otherwise; };
+  DeviceLimits out;
+  out.sm_count = or_fallback(device.sm_count, fallback.sm_count);
+  out.max_threads_per_sm = or_fallback(device.max_threads_per_sm, fallback.max_threads_per_sm);
+  out.shared_per_block_optin =
+      or_fallback(std::int64_t{device.shared_per_block_optin}, fallback.shared_per_block_optin);
+  out.shared_per_sm = or_fallback(std::int64_t{device.shared_per_sm}, fallback.shared_per_sm);
+  return out;
+}
+
+}  // namespace ladder::kernels
