@@ -289,6 +289,35 @@ TEST_CASE("staged schedule: auto takes it only where it measured faster; its gri
         "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
 }
 
+TEST_CASE("broken_launch: the selftest's staged launches break exactly what the kernel guards",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto launch_of = [](const std::string& broken, const std::string& schedule = "staged",
+                      std::int64_t d = 4096) {
+    const KernelRef ref{"rmsnorm", DType::BF16, {{"schedule", schedule}, {"broken_launch", broken}}};
+    return ladder::kernels::plan(ref, {{"rows", 300}, {"d", d}}, kEps).front();
+  };
+  const auto planned = launch_of("none");
+  REQUIRE(planned.entry == "ladder::rmsnorm_fwd_staged<__nv_bfloat16, 4, 3>");
+  CHECK(planned.block[0] * 4 * 8 >= 4096);  // one tile covers the row
+  CHECK(planned.block[1] == 1);
+  // One warp too narrow: the tile misses the row's last 1024 columns (the kernel traps).
+  const auto narrow = launch_of("narrow_tile");
+  CHECK(narrow.entry == planned.entry);
+  CHECK(narrow.block[0] == planned.block[0] - 32);
+  CHECK(narrow.block[0] * 4 * 8 < 4096);
+  CHECK(narrow.shared_bytes == planned.shared_bytes);
+  // Two row groups a block: the stages are per row group of one (the kernel traps).
+  const auto two = launch_of("two_row_groups");
+  CHECK(two.entry == planned.entry);
+  CHECK(two.block[0] == planned.block[0]);
+  CHECK(two.block[1] == 2);
+  // Asked of a launch that takes the register kernels, it is a plan error, not a silent no-op.
+  CHECK_THROWS_AS(launch_of("narrow_tile", "regs"), std::invalid_argument);
+  CHECK_THROWS_AS(launch_of("two_row_groups", "staged", 65536), std::invalid_argument);
+  CHECK_THROWS_AS(launch_of("sideways"), std::invalid_argument);
+}
+
 TEST_CASE("staged plans fit the device planned for: an A100's opt-in shared memory and SMs",
           "[kernels]") {
   ladder::register_builtin_oracles();

@@ -1,6 +1,7 @@
 // The staged schedule of the forward kernels (kernels/staged_common.cuh): its geometry, shared
 // memory and grid, and when a planner takes it.
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "harness/kernels/plan_builder.h"
@@ -28,6 +29,10 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
   const std::string stages = v.get("stages", "auto", {"auto", "2", "3"});
   // A small fixed grid, for tests: each block then walks many rows through every stage.
   const std::string blocks = v.get("blocks", "auto", {"auto", "1", "3", "7"});
+  // A launch the staged kernels must refuse, for probes/selftest.json: a block one warp too
+  // narrow for the row, or two row groups in a block. Each kernel traps on it (a crash), where
+  // a silent launch would leave columns or rows unwritten.
+  const std::string broken = v.get("broken_launch", "none", {"none", "narrow_tile", "two_row_groups"});
   StagedPlan plan;
   int items = forced_items;
   bool wanted = schedule == "staged";
@@ -45,7 +50,14 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
       items = 2;
     }
   }
-  if (!wanted) return plan;
+  // Every way out to the register kernels: a broken launch asked of them is a plan error.
+  auto registers = [&]() {
+    if (broken != "none")
+      throw std::invalid_argument(op + ": broken_launch=" + broken +
+                                  " needs a shape the staged schedule takes (schedule=staged)");
+    return plan;
+  };
+  if (!wanted) return registers();
 
   // One tile must cover the row at any phase its rows can have.
   const std::int64_t chunks = row_chunks(elem_size, s.d, misaligned);
@@ -57,7 +69,7 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
   // Rows too wide for one tile of 1024 threads, or for two stages in a block's shared memory,
   // take the register kernels: schedule=staged asks for it wherever it applies.
   const std::int64_t threads = kWarp * ceil_div(chunks, std::int64_t{kWarp} * items);
-  if (threads > 1024) return plan;
+  if (threads > 1024) return registers();
   const std::int64_t per_stage = threads * items * kChunkBytes * tensors;
   // The driver refuses dynamic shared memory above the block's opt-in maximum less the
   // kernel's static shared memory (the launch fails); kStaticSharedReserve keeps room for it.
@@ -69,7 +81,7 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
   int n = stages == "auto" ? 3 : std::stoi(stages);
   if (stages == "auto" && n * per_stage > available) n = 2;
   const std::int64_t bytes = n * per_stage;
-  if (bytes > available) return plan;
+  if (bytes > available) return registers();
   plan.staged = true;
   plan.stages = n;
   plan.shared_bytes = static_cast<std::uint32_t>(bytes);
@@ -86,6 +98,12 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
   g.threads_per_row = static_cast<int>(threads);
   g.rows_per_block = 1;
   g.streams = false;
+  if (broken == "narrow_tile") {
+    if (g.threads_per_row <= kWarp)
+      throw std::invalid_argument(op + ": broken_launch=narrow_tile needs a row wider than one warp's tile");
+    g.threads_per_row -= kWarp;
+  }
+  if (broken == "two_row_groups") g.rows_per_block = 2;
   g.blocks = blocks == "auto" ? std::max<std::int64_t>(1, std::min<std::int64_t>(s.rows, per_sm * device.sm_count))
                               : std::stoi(blocks);
   return plan;
