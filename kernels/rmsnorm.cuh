@@ -77,6 +77,80 @@ __global__ void __launch_bounds__(1024)
   }
 }
 
+// Several rows a thread (schedule=rows2|rows4): same arguments, results and aliasing as
+// rmsnorm_fwd. Each row group normalizes ROWS consecutive rows at once: their loads are all in
+// flight together, the weight is read once for all of them, and one reduction (one barrier)
+// serves them all. Launch: block (TPR, RPB, 1) as rmsnorm_fwd, with one tile covering the row
+// (TPR * ITEMS * VEC >= d + phase; a launch that breaks it traps), and a grid of at least
+// ceil(rows / (RPB * ROWS)) blocks (or fewer: blocks stride over the rest).
+template <typename T, int ITEMS, int ROWS>
+__global__ void __launch_bounds__(1024)
+    rmsnorm_fwd_rows(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
+                     int y_stride, float eps, float w_offset) {
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  __shared__ norm::ReduceScratch<ROWS> scratch;
+  int parity = 0;
+  const long long group_rows = static_cast<long long>(blockDim.y) * ROWS;
+  for (long long base = blockIdx.x * group_rows; base < rows; base += gridDim.x * group_rows) {
+    const long long first = base + static_cast<long long>(threadIdx.y) * ROWS;
+    uint4 xs[ROWS][ITEMS];
+    norm::RowAccess access[ROWS];
+    float sum[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const long long row = first + r;
+      const bool active = row < rows;  // inactive rows point at row 0 and neither load nor store
+      const void* ptrs[2] = {x + (active ? row : 0) * static_cast<long long>(x_stride),
+                             y + (active ? row : 0) * static_cast<long long>(y_stride)};
+      access[r] = norm::row_access<T>(ptrs, 2);
+      // A tile too narrow for this row would leave columns unwritten: trap instead.
+      if (norm::tile_columns<T, ITEMS>() < d + access[r].phase) __trap();
+      norm::load_tile<T, ITEMS>(static_cast<const T*>(ptrs[0]), 0, access[r].vec,
+                                access[r].phase, active ? d : 0, xs[r]);
+    }
+    // One read of the weight, on the first row's chunk grid; a row on another grid (an odd
+    // stride) reads its own chunks when it needs them.
+    uint4 ws[ITEMS];
+    const bool w_vec = norm::weight_vec_ok(w, access[0]);
+    if (w != nullptr) norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_vec, access[0].phase, d, ws);
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      sum[r] = 0.f;
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        float f[kVec];
+        E::unpack(xs[r][i], f);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) sum[r] = fmaf(f[e], f[e], sum[r]);
+      }
+    }
+    norm::row_group_sum(sum, scratch, parity);
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const long long row = first + r;
+      const bool active = row < rows;
+      const int cols = active ? d : 0;
+      const float inv_rms = 1.f / sqrtf(sum[r] / static_cast<float>(d) + eps);
+      if (active && rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+      T* yr = y + (active ? row : 0) * static_cast<long long>(y_stride);
+      const bool shared_grid = access[r].phase == access[0].phase;
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        const int c0 = norm::chunk_column<T, ITEMS>(0, i, access[r].phase);
+        float v[kVec];
+        E::unpack(xs[r][i], v);
+        const uint4 w_raw =
+            w == nullptr || shared_grid
+                ? ws[i]
+                : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, d, norm::weight_vec_ok(w, access[r]));
+        norm::scale_by_rms<T>(v, inv_rms, w != nullptr, w_raw, w_offset);
+        norm::store_chunk(yr, c0, cols, access[r].vec, v);
+      }
+    }
+  }
+}
+
 // The staged schedule (staged_common.cuh): same arguments and results as rmsnorm_fwd.
 // Launch: block (TPR, 1, 1) with TPR * ITEMS * VEC >= d + phase (one tile covers the row; phase
 // as in norm_common.cuh, 0 for 16-byte aligned rows, at most VEC - 1),

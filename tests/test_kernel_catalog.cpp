@@ -67,8 +67,11 @@ void check_launch(const KernelRef& ref, const Case& c, const KernelLaunch& L, bo
     CHECK(L.shared_bytes > 0);
   }
   if (first && row_kernel && !persistent) {
-    // One row group per row: the grid covers every row.
-    CHECK(std::int64_t{L.grid[0]} * groups >= std::max<std::int64_t>(rows, 1));
+    // One row group per row (rmsnorm_fwd_rows: per ROWS rows, its last template argument): the
+    // grid covers every row.
+    const bool multirow = L.entry.find("_fwd_rows<") != std::string::npos;
+    const std::int64_t rows_per_group = multirow ? std::stoll(L.entry.substr(L.entry.rfind(", ") + 2)) : 1;
+    CHECK(std::int64_t{L.grid[0]} * groups * rows_per_group >= std::max<std::int64_t>(rows, 1));
   }
   for (const auto& a : L.args) {
     if (!a.is_buffer) continue;
@@ -289,6 +292,38 @@ TEST_CASE("staged schedule: auto takes it only where it measured faster; its gri
         "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
 }
 
+TEST_CASE("rows schedule: several rows a thread, at ITEMS that fit their registers, one tile only",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto entry_of = [](const KernelRef& ref, std::int64_t rows, std::int64_t d) {
+    return plan_checked(ref, {{"rows", rows}, {"d", d}}).front();
+  };
+  // bf16 4096: two rows a thread of two chunks each (the register kernel holds one row of four).
+  const auto two = entry_of({"rmsnorm", DType::BF16, {{"schedule", "rows2"}}}, 16384, 4096);
+  CHECK(two.entry == "ladder::rmsnorm_fwd_rows<__nv_bfloat16, 2, 2>");
+  CHECK(two.block[0] == 256);
+  CHECK(two.block[1] == 1);
+  CHECK(two.grid[0] == 16384 / 2);  // one row group per two rows
+  CHECK(two.shared_bytes == 0);
+  const auto four = entry_of({"rmsnorm", DType::F32, {{"schedule", "rows4"}}}, 16384, 4096);
+  CHECK(four.entry == "ladder::rmsnorm_fwd_rows<float, 1, 4>");
+  CHECK(four.block[0] == 1024);
+  CHECK(four.grid[0] == 16384 / 4);
+  // Small rows share a block: every row group of the block takes its own rows.
+  const auto small = entry_of({"rmsnorm", DType::BF16, {{"schedule", "rows2"}}}, 83, 128);
+  CHECK(small.entry == "ladder::rmsnorm_fwd_rows<__nv_bfloat16, 2, 2>");
+  CHECK(std::int64_t{small.grid[0]} * small.block[1] * 2 >= 83);
+  // A row no 1024-thread tile covers at those ITEMS: the register kernel, which streams it.
+  const auto wide = entry_of({"rmsnorm", DType::BF16, {{"schedule", "rows2"}}}, 64, 32768);
+  CHECK(wide.entry.find("_rows") == std::string::npos);
+  // auto keeps the register kernel.
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4096).entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
+  // Other ops have no rows schedule.
+  CHECK_THROWS_AS(ladder::kernels::plan({"add_rmsnorm", DType::BF16, {{"schedule", "rows2"}}},
+                                        {{"rows", 8}, {"d", 64}}, kEps),
+                  std::invalid_argument);
+}
+
 TEST_CASE("broken_launch: the selftest's staged launches break exactly what the kernel guards",
           "[kernels]") {
   ladder::register_builtin_oracles();
@@ -405,6 +440,8 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::layernorm_bwd<__half, 2, true>",
                            "ladder::add_rmsnorm_bwd<float, 4, true>",
                            "ladder::rmsnorm_fwd_staged<__nv_bfloat16, 4, 3>",
+                           "ladder::rmsnorm_fwd_rows<__nv_bfloat16, 2, 2>",
+                           "ladder::rmsnorm_fwd_rows<float, 1, 4>",
                            "ladder::add_rmsnorm_fwd_staged<__half, 2, true, 2>"})
     CHECK(entries.count(must) == 1);
 }

@@ -33,7 +33,8 @@ struct OpEntry {
 const std::vector<OpEntry>& table() {
   static const std::vector<OpEntry> t = [] {
     return std::vector<OpEntry>{
-        {"rmsnorm", detail::plan_rmsnorm, {{"schedule", {"regs", "staged"}}, {"stages", {"2", "3"}}},
+        {"rmsnorm", detail::plan_rmsnorm,
+         {{"schedule", {"regs", "staged", "rows2", "rows4"}}, {"stages", {"2", "3"}}},
          detail::rmsnorm_row_limits()},
         {"add_rmsnorm", detail::plan_add_rmsnorm,
          {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged"}}, {"stages", {"2", "3"}}},

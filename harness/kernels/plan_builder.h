@@ -63,10 +63,18 @@ struct StagedPlan {
   int stages = 2;
   std::uint32_t shared_bytes = 0;
 };
+// rows_schedules: the op also has schedule=rows2|rows4 (rmsnorm_fwd_rows), planned by
+// read_rows(); read_staged leaves those to it.
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
                        const std::vector<int>& allowed, const DeviceLimits& device,
-                       RowGeometry& g);
+                       RowGeometry& g, bool rows_schedules = false);
+
+// schedule=rows2|rows4 (rmsnorm): each row group normalizes 2 or 4 rows at once. Returns the
+// rows a thread takes (1: the register kernel, geometry untouched) and rewrites g for them. Only
+// where one tile covers the row at ITEMS that fit the registers with that many rows; elsewhere 1.
+int read_rows(VariantReader& v, std::size_t elem_size, const Shape& s, bool misaligned,
+              const RowLimits& limits, int forced_items, int rows_per_block, RowGeometry& g);
 
 // Row strides for the named [rows, d] tensors. strided: "0" dense; "1" padded by whole 16-byte
 // chunks (the vector path stays legal); "odd": each tensor padded by a different odd amount (rows

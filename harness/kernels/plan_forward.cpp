@@ -83,14 +83,17 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
   const StagedPlan staged = read_staged(v, op, elem, 1, s, misaligned, forced,
-                                        allowed_items(elem, limits), device, g);
+                                        allowed_items(elem, limits), device, g, true);
+  const int rows_per_thread = read_rows(v, elem, s, misaligned, limits, forced, rpb, g);
   v.finish();
 
   KernelLaunch L;
   L.source = source_path("rmsnorm.cuh");
-  L.entry = staged.staged ? entry("rmsnorm_fwd_staged", ref.dtype, g.items,
-                                  ", " + std::to_string(staged.stages))
-                          : entry("rmsnorm_fwd", ref.dtype, g.items);
+  L.entry = staged.staged         ? entry("rmsnorm_fwd_staged", ref.dtype, g.items,
+                                          ", " + std::to_string(staged.stages))
+            : rows_per_thread > 1 ? entry("rmsnorm_fwd_rows", ref.dtype, g.items,
+                                          ", " + std::to_string(rows_per_thread))
+                                  : entry("rmsnorm_fwd", ref.dtype, g.items);
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(io_output("y", in_place ? &L.buffers.front() : nullptr, ref.dtype, s,

@@ -24,8 +24,10 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
                        const std::vector<int>& allowed, const DeviceLimits& device,
-                       RowGeometry& g) {
-  const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "staged"});
+                       RowGeometry& g, bool rows_schedules) {
+  const std::string schedule =
+      rows_schedules ? v.get("schedule", "auto", {"auto", "regs", "staged", "rows2", "rows4"})
+                     : v.get("schedule", "auto", {"auto", "regs", "staged"});
   const std::string stages = v.get("stages", "auto", {"auto", "2", "3"});
   // A small fixed grid, for tests: each block then walks many rows through every stage.
   const std::string blocks = v.get("blocks", "auto", {"auto", "1", "3", "7"});
