@@ -316,8 +316,15 @@ TEST_CASE("rows schedule: several rows a thread, at ITEMS that fit their registe
   // A row no 1024-thread tile covers at those ITEMS: the register kernel, which streams it.
   const auto wide = entry_of({"rmsnorm", DType::BF16, {{"schedule", "rows2"}}}, 64, 32768);
   CHECK(wide.entry.find("_rows") == std::string::npos);
-  // auto keeps the register kernel.
+  // auto: two rows a thread only for many 16-bit rows of one warp x four chunks (d = 769..1024).
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 65536, 1024).entry == "ladder::rmsnorm_fwd_rows<__nv_bfloat16, 2, 2>");
+  CHECK(entry_of({"rmsnorm", DType::F16, {}}, 4096, 1000).entry == "ladder::rmsnorm_fwd_rows<__half, 2, 2>");
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4096).entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 65536, 768).entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 3>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 100, 1024).entry.find("_rows") == std::string::npos);  // few rows
+  CHECK(entry_of({"rmsnorm", DType::F32, {}}, 65536, 512).entry.find("_rows") == std::string::npos);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"strided", "odd"}}}, 65536, 1024).entry.find("_rows") == std::string::npos);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "regs"}}}, 65536, 1024).entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
   // Other ops have no rows schedule.
   CHECK_THROWS_AS(ladder::kernels::plan({"add_rmsnorm", DType::BF16, {{"schedule", "rows2"}}},
                                         {{"rows", 8}, {"d", 64}}, kEps),

@@ -70,9 +70,10 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
                        const std::vector<int>& allowed, const DeviceLimits& device,
                        RowGeometry& g, bool rows_schedules = false);
 
-// schedule=rows2|rows4 (rmsnorm): each row group normalizes 2 or 4 rows at once. Returns the
-// rows a thread takes (1: the register kernel, geometry untouched) and rewrites g for them. Only
-// where one tile covers the row at ITEMS that fit the registers with that many rows; elsewhere 1.
+// schedule=rows2|rows4 (rmsnorm): each row group normalizes 2 or 4 rows at once; auto takes 2
+// where it measured faster. Returns the rows a thread takes (1: the register kernel, geometry
+// untouched) and rewrites g for them. Only where one tile covers the row at ITEMS that fit the
+// registers with that many rows; elsewhere 1. g: the register kernel's geometry.
 int read_rows(VariantReader& v, std::size_t elem_size, const Shape& s, bool misaligned,
               const RowLimits& limits, int forced_items, int rows_per_block, RowGeometry& g);
 

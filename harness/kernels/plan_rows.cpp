@@ -8,7 +8,16 @@ namespace ladder::kernels::detail {
 int read_rows(VariantReader& v, std::size_t elem_size, const Shape& s, bool misaligned,
               const RowLimits& limits, int forced_items, int rows_per_block, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "staged", "rows2", "rows4"});
-  const int rows = schedule == "rows2" ? 2 : schedule == "rows4" ? 4 : 1;
+  int rows = schedule == "rows2" ? 2 : schedule == "rows4" ? 4 : 1;
+  // auto: where the H200 measured two rows a thread faster (reports/h200/sweep-rows.txt, call 24):
+  // 16-bit rows that the register kernel gives one warp of four chunks a thread (d = 769..1024 on
+  // the 16-byte grid), with rows enough to fill the machine. rmsnorm bf16 65536x1024: 0.915 and
+  // 0.929 of the copy ceiling against 0.878 and 0.885. At d = 4096 it measured the same as the
+  // register kernel, at 8192 and 16384 and for fp32 slower, and four rows a thread slower.
+  if (schedule == "auto" && forced_items == 0 && rows_per_block == 0 && elem_size == 2 &&
+      !misaligned && s.rows >= 2 * std::int64_t{limits.sm_count} && g.threads_per_row == 32 &&
+      g.items == 4 && !g.streams)
+    rows = 2;
   if (rows == 1) return 1;
   // A thread holds every row's chunks and the weight's at once: the register kernel's spill-free
   // values split over the rows (ptxas -v, sm_90: bf16 ITEMS 2 x 2 rows and fp32 ITEMS 2 x 2 rows
