@@ -1,5 +1,6 @@
 // The CLI end to end, device-independent: --compile-only never touches a GPU, so these give the
 // same answers on the CPU machine and on the H200.
+#include <algorithm>
 #include <fstream>
 
 #include "tests/catch.h"
@@ -95,4 +96,35 @@ TEST_CASE("list shows every rung with what it adds", "[cli]") {
   CHECK(o.exit_code == 0);
   CHECK(o.output.find("p9_tree_no_barrier") != std::string::npos);
   CHECK(o.output.find("expect mismatch") != std::string::npos);
+}
+
+TEST_CASE("a --dtype no kernel has is a usage error, and fp16 means f16", "[cli]") {
+  for (const char* cmd : {"verify --compile-only --dtype fp16x rmsnorm", "bench --dtype half16 rmsnorm"}) {
+    const auto o = run_ladder(cmd);
+    INFO(cmd << "\n" << o.output);
+    CHECK(o.exit_code == 2);
+    CHECK(o.output.find("expected f32, f16 or bf16") != std::string::npos);
+  }
+  // The manifests' spelling selects the same rungs as the label.
+  const auto fp16 = run_ladder("verify --compile-only --quick --no-fixtures --dtype fp16 layernorm");
+  const auto f16 = run_ladder("verify --compile-only --quick --no-fixtures --dtype f16 layernorm");
+  INFO(fp16.output);
+  CHECK(fp16.exit_code == 0);
+  CHECK(fp16.output.find("layernorm_f16") != std::string::npos);
+  CHECK(fp16.output.find("layernorm_bf16") == std::string::npos);
+  CHECK(std::count(fp16.output.begin(), fp16.output.end(), '\n') ==
+        std::count(f16.output.begin(), f16.output.end(), '\n'));
+}
+
+TEST_CASE("bench: a dtype the default list lacks needs --shape, and is then timed", "[cli]") {
+  // rmsnorm f16 is not in the default list: without shapes there is nothing to time, said so.
+  const auto none = run_ladder("bench rmsnorm --dtype f16");
+  INFO(none.output);
+  CHECK(none.exit_code == 2);
+  CHECK(none.output.find("no case to time") != std::string::npos);
+  // With --shape it is a case (here skipped for want of a GPU, or timed on one): not an error.
+  const auto shaped = run_ladder("bench rmsnorm --dtype f16 --shape 64x1024");
+  INFO(shaped.output);
+  CHECK(shaped.exit_code != 2);
+  CHECK(shaped.output.find("no case to time") == std::string::npos);
 }

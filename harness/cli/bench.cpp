@@ -9,6 +9,7 @@
 #include "harness/bench/bench_spec.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/run_common.h"
+#include "harness/core/dtype.h"
 #include "harness/isolate/spawn.h"
 #include "harness/report/bench_markdown.h"
 #include "harness/report/run_document.h"
@@ -27,7 +28,7 @@ void add_bench(CLI::App& app, int& exit_code) {
   };
   auto st = std::make_shared<State>();
   cmd->add_option("kernels", st->ops, "ops to time (default: all in the default list)");
-  cmd->add_option("--dtype", st->dtype, "only this dtype");
+  cmd->add_option("--dtype", st->dtype, "only this dtype (f32, f16, bf16)")->transform(dtype_option());
   cmd->add_option("--json", st->json_path, "write the bench document to FILE");
   cmd->add_option("--shape", st->shapes, "ROWSxD instead of the default shapes (repeatable)");
   cmd->add_option("--variant", st->variants, "KEY=VALUE passed to the kernel plan, e.g. items=4 (repeatable)");
@@ -56,9 +57,17 @@ void add_bench(CLI::App& app, int& exit_code) {
       variant[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
     if (!st->shapes.empty()) {
-      // Explicit shapes replace the defaults for every selected op and dtype.
+      // Explicit shapes replace the defaults for every selected op and dtype: with --dtype, that
+      // dtype for every selected op (the default list need not hold it: rmsnorm f16 is not there);
+      // without, the dtypes the default list times each op in.
       std::set<std::pair<std::string, DType>> kinds;
-      for (const auto& c : cases) kinds.insert({c.kernel.op, c.kernel.dtype});
+      if (!st->dtype.empty()) {
+        const DType dt = *parse_dtype(st->dtype);  // dtype_option() checked it
+        for (const auto& op : seen)
+          if (wanted.empty() || wanted.count(op)) kinds.insert({op, dt});
+      } else {
+        for (const auto& c : cases) kinds.insert({c.kernel.op, c.kernel.dtype});
+      }
       cases.clear();
       for (const auto& [op, dt] : kinds)
         for (const auto& shape : st->shapes) {
@@ -80,6 +89,13 @@ void add_bench(CLI::App& app, int& exit_code) {
         exit_code = kExitHarness;
         return;
       }
+    if (cases.empty()) {
+      std::cerr << "ladder bench: no case to time: the default list has no "
+                << (st->dtype.empty() ? std::string("such op") : st->dtype + " case of the selected ops")
+                << "; give the shapes with --shape ROWSxD\n";
+      exit_code = kExitHarness;
+      return;
+    }
     nlohmann::json spec = {{"iters", st->iters}, {"cases", nlohmann::json::array()}};
     for (const auto& c : cases) spec["cases"].push_back(bench::to_json(c));
     std::vector<std::string> argv{toolchain::self_executable(), "__bench-child"};

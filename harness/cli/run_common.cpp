@@ -1,5 +1,7 @@
 #include "harness/cli/run_common.h"
 
+#include "harness/core/dtype.h"
+
 #include <fnmatch.h>
 #include <signal.h>
 
@@ -16,6 +18,18 @@
 #include "harness/report/printers.h"
 
 namespace ladder::cli {
+
+CLI::Validator dtype_option() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const auto dt = parse_dtype(value);
+        if (!dt || (*dt != DType::F32 && *dt != DType::F16 && *dt != DType::BF16))
+          return "expected f32, f16 or bf16, got '" + value + "'";
+        value = std::string(label(*dt));
+        return "";
+      },
+      "f32|f16|bf16");
+}
 
 void add_common_options(CLI::App& cmd, CommonOptions& o) {
   // Contexts are created one at a time by the driver, but a rung's host work (inputs, checks)

@@ -20,6 +20,11 @@ struct CommonOptions {
 
 void add_common_options(CLI::App& cmd, CommonOptions& o);
 
+// For a --dtype option: accepts the manifest spellings (f32/fp32/float32, f16/fp16, bf16) and
+// rewrites the value to its label ("f32", "f16", "bf16"); anything else is a usage error, not a
+// silent empty selection.
+CLI::Validator dtype_option();
+
 // Keeps rungs whose names match any glob (all when `globs` is empty). Unknown globs are errors.
 std::vector<Rung> select_rungs(const std::vector<Rung>& rungs, const std::vector<std::string>& globs);
 

@@ -157,7 +157,7 @@ void add_verify(CLI::App& app, int& exit_code) {
   st->common.runner.timeout_s = 300;
   add_common_options(*cmd, st->common);
   cmd->add_option("kernels", st->ops, "ops to verify (default: all)");
-  cmd->add_option("--dtype", st->dtype, "only this dtype (f32, f16, bf16)");
+  cmd->add_option("--dtype", st->dtype, "only this dtype (f32, f16, bf16)")->transform(dtype_option());
   cmd->add_flag("--quick", st->quick, "leave out the 4096-row shapes");
   cmd->add_option("--fixtures", st->fixture_files,
                   "fixture files whose cases run on their own inputs (default: fixtures/*.json)");
