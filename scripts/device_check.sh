@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # One batch of GPU work for the device machine: build there, run both ladders with the overhead
 # benchmark, the GPU tests, and whatever extra steps are named. Everything lands in $OUT.
+# The report's inputs: scripts/device_check.sh verify bench peers ladders extra decode sanitize
+# (then copy $OUT into reports/h200/ and run scripts/make_report).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${OUT:-$root/out}"
@@ -76,5 +78,27 @@ for s in "$@"; do
              for r in p5_tree_reduction p9_tree_no_barrier; do
                compute-sanitizer --tool racecheck --target-processes all "$bin" run --timeout 120 "$r" 2>&1 | grep -E "RACECHECK SUMMARY|hazard|verdict|PASS|XFAIL|FAIL" | head -8
              done ;;
+    extra)   step "bench beside the default list: rows off the grid, wide rows, f16 (bench-extra.txt)"
+             { "$bin" bench rmsnorm add_rmsnorm --dtype f32 --shape 16384x2049 --shape 8192x2049 --shape 4096x16384
+               "$bin" bench rmsnorm add_rmsnorm --dtype f16 --shape 16384x4096 --shape 4096x16384 --shape 2048x32768 --shape 512x32768
+               "$bin" bench rmsnorm --dtype bf16 --shape 512x32768 --shape 4096x32768; } > "$out/bench-extra.txt" 2>&1
+             grep -E " ladder " "$out/bench-extra.txt" ;;
+    schedules) step "rmsnorm: register kernel against two and four rows a thread (sweep-rows.txt)"
+             for rep in 1 2; do for sc in regs rows2 rows4; do for dt in bf16 f16 f32; do
+               "$bin" bench rmsnorm --dtype $dt --shape 65536x1024 --shape 16384x4096 --shape 8192x8192 \
+                 --shape 4096x16384 --variant schedule=$sc 2>&1 | grep " ladder" | sed "s/^/$sc /"
+             done; done; done | tee "$out/sweep-rows.txt" ;;
+    decode)  step "Nsight Compute kernel time of the decode row, caches flushed and not (ncu-decode.txt)"
+             for op in rmsnorm add_rmsnorm; do for cc in all none; do
+               echo "## $op 1x4096 bf16, --cache-control $cc (all: flushed before each profiled launch; none: not)"
+               timeout 60 ncu --target-processes all --clock-control none --cache-control $cc \
+                 --metrics gpu__time_duration.sum --launch-skip 2 --launch-count 8 -k regex:"^${op}_fwd" \
+                 "$bin" bench $op --dtype bf16 --shape 1x4096 --iters 20 2>&1 | grep gpu__time_duration | awk '{print $NF}' | tr '\n' ' '
+               echo
+             done; done | tee "$out/ncu-decode.txt" ;;
+    sanitize) step "compute-sanitizer racecheck over the rmsnorm and add_rmsnorm bf16 rungs (sanitizer-staged.txt)"
+             timeout 120 compute-sanitizer --tool racecheck --target-processes all --print-limit 5 "$bin" verify \
+               rmsnorm add_rmsnorm --dtype bf16 --quick --no-fixtures --jobs 8 --timeout 60 > /tmp/san.txt 2>&1
+             { echo "exit $?"; grep -E "RACECHECK SUMMARY|rungs:|Hazard" /tmp/san.txt | sort | uniq -c; } | tee "$out/sanitizer-staged.txt" ;;
   esac
 done
