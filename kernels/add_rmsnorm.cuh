@@ -143,8 +143,7 @@ __global__ void __launch_bounds__(1024)
   norm::walk_staged_rows<STAGES>(rows, stage_row_copies, [&](long long row, int st) {
     const Rows p = rows_of(row);
     const norm::RowAccess access = access_of(p);
-    // A tile too narrow for this row would leave columns unwritten: trap instead.
-    if (norm::tile_columns<T, ITEMS>() < d + access.phase) __trap();
+    norm::trap_unless_one_tile<T, ITEMS>(d, access.phase);
     const bool w_vec = norm::weight_vec_ok(w, access);
     float sum[1] = {0.f};
     uint4 ws[ITEMS];

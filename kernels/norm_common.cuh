@@ -198,17 +198,24 @@ __device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<N>& s
   }
 }
 
-// RMSNorm's 1 / sqrt(mean(x^2) + eps) for the row, from each thread's sum of squares over its
-// columns, joined over the row group (row_group_sum: every thread of the block when the group is
-// several warps). The group's first thread stores it to rstd[row] when `store` and rstd is given.
+// RMSNorm's 1 / sqrt(mean(x^2) + eps) for the row, from the row's sum of squares (already joined
+// over the row group). The group's first thread stores it to rstd[row] when `store` and rstd is
+// given.
+__device__ __forceinline__ float inv_rms_of(float row_sum_sq, int d, float eps, float* rstd,
+                                            long long row, bool store) {
+  const float inv_rms = 1.f / sqrtf(row_sum_sq / static_cast<float>(d) + eps);
+  if (store && rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+  return inv_rms;
+}
+
+// The same from each thread's sum of squares over its columns, joined here over the row group
+// (row_group_sum: every thread of the block when the group is several warps).
 __device__ __forceinline__ float row_inv_rms(float sum_sq, ReduceScratch<1>& scratch, int& parity,
                                              int d, float eps, float* rstd, long long row,
                                              bool store) {
   float sum[1] = {sum_sq};
   row_group_sum(sum, scratch, parity);
-  const float inv_rms = 1.f / sqrtf(sum[0] / static_cast<float>(d) + eps);
-  if (store && rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
-  return inv_rms;
+  return inv_rms_of(sum[0], d, eps, rstd, row, store);
 }
 
 // v = v * inv_rms * (w + w_offset). A plain weight (w_offset == 0, uniform over the launch)
@@ -246,6 +253,13 @@ __device__ __forceinline__ void scale_by_rms(float (&v)[Elem<T>::kVec], float in
 template <typename T, int ITEMS>
 __device__ __forceinline__ int tile_columns() {
   return static_cast<int>(blockDim.x) * ITEMS * Elem<T>::kVec;
+}
+
+// The single-tile kernels (staged, several rows a thread) keep a whole row per thread group:
+// a launch whose tile is too narrow for the row would leave columns unwritten, so it traps.
+template <typename T, int ITEMS>
+__device__ __forceinline__ void trap_unless_one_tile(int d, int phase) {
+  if (tile_columns<T, ITEMS>() < d + phase) __trap();
 }
 
 // First column of thread tx's i-th chunk in tile t (can be negative in tile 0 when phase > 0).

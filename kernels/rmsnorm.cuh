@@ -104,8 +104,7 @@ __global__ void __launch_bounds__(1024)
       const void* ptrs[2] = {x + (active ? row : 0) * static_cast<long long>(x_stride),
                              y + (active ? row : 0) * static_cast<long long>(y_stride)};
       access[r] = norm::row_access<T>(ptrs, 2);
-      // A tile too narrow for this row would leave columns unwritten: trap instead.
-      if (norm::tile_columns<T, ITEMS>() < d + access[r].phase) __trap();
+      norm::trap_unless_one_tile<T, ITEMS>(d, access[r].phase);
       norm::load_tile<T, ITEMS>(static_cast<const T*>(ptrs[0]), 0, access[r].vec,
                                 access[r].phase, active ? d : 0, xs[r]);
     }
@@ -131,8 +130,7 @@ __global__ void __launch_bounds__(1024)
       const long long row = first + r;
       const bool active = row < rows;
       const int cols = active ? d : 0;
-      const float inv_rms = 1.f / sqrtf(sum[r] / static_cast<float>(d) + eps);
-      if (active && rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+      const float inv_rms = norm::inv_rms_of(sum[r], d, eps, rstd, row, active);
       T* yr = y + (active ? row : 0) * static_cast<long long>(y_stride);
       const bool shared_grid = access[r].phase == access[0].phase;
 #pragma unroll
@@ -182,8 +180,7 @@ __global__ void __launch_bounds__(1024)
     const T* xr = x_row(row);
     T* yr = y_row(row);
     const norm::RowAccess access = access_of(row);
-    // A tile too narrow for this row would leave columns unwritten: trap instead.
-    if (norm::tile_columns<T, ITEMS>() < d + access.phase) __trap();
+    norm::trap_unless_one_tile<T, ITEMS>(d, access.phase);
     const bool w_vec = norm::weight_vec_ok(w, access);
     float sum[1] = {0.f};
     uint4 ws[ITEMS];
