@@ -63,8 +63,13 @@ struct StagedPlan {
   int stages = 2;
   std::uint32_t shared_bytes = 0;
 };
-// rows_schedules: the op also has schedule=rows2|rows4 (rmsnorm_fwd_rows), planned by
-// read_rows(); read_staged leaves those to it.
+// The values of the "schedule" variant: every forward op with a staged kernel, and rmsnorm, which
+// also has rows2|rows4 (rmsnorm_fwd_rows).
+extern const std::vector<std::string> kStagedSchedules;
+extern const std::vector<std::string> kRmsnormSchedules;
+
+// rows_schedules: the op takes kRmsnormSchedules, and read_rows() plans rows2|rows4;
+// read_staged leaves those to it.
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
                        const std::vector<int>& allowed, const DeviceLimits& device,

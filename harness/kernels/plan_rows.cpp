@@ -7,7 +7,7 @@ namespace ladder::kernels::detail {
 
 int read_rows(VariantReader& v, std::size_t elem_size, const Shape& s, bool misaligned,
               const RowLimits& limits, int forced_items, int rows_per_block, RowGeometry& g) {
-  const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "staged", "rows2", "rows4"});
+  const std::string schedule = v.get("schedule", "auto", kRmsnormSchedules);
   int rows = schedule == "rows2" ? 2 : schedule == "rows4" ? 4 : 1;
   // auto: where the H200 measured two rows a thread faster (reports/h200/sweep-rows.txt, call 24):
   // 16-bit rows that the register kernel gives one warp of four chunks a thread (d = 769..1024 on

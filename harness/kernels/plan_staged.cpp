@@ -21,13 +21,15 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 }  // namespace
 
+const std::vector<std::string> kStagedSchedules{"auto", "regs", "staged"};
+const std::vector<std::string> kRmsnormSchedules{"auto", "regs", "staged", "rows2", "rows4"};
+
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
                        const std::vector<int>& allowed, const DeviceLimits& device,
                        RowGeometry& g, bool rows_schedules) {
   const std::string schedule =
-      rows_schedules ? v.get("schedule", "auto", {"auto", "regs", "staged", "rows2", "rows4"})
-                     : v.get("schedule", "auto", {"auto", "regs", "staged"});
+      v.get("schedule", "auto", rows_schedules ? kRmsnormSchedules : kStagedSchedules);
   const std::string stages = v.get("stages", "auto", {"auto", "2", "3"});
   // A small fixed grid, for tests: each block then walks many rows through every stage.
   const std::string blocks = v.get("blocks", "auto", {"auto", "1", "3", "7"});
