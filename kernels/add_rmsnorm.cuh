@@ -33,8 +33,9 @@ __device__ __forceinline__ void chunk_sum(const uint4& x, const uint4& r,
 // Aliasing: h may be r and/or y may be x (each with the same stride). Each element of x and r is
 // read by exactly one thread before that thread writes the same element of h or y, and no thread
 // reads an element another thread writes, so in-place calls are safe.
-template <typename T, int ITEMS, bool ROUND_SUM>
-__global__ void __launch_bounds__(1024)
+// MAX_THREADS: the launch bound, as in rmsnorm_fwd (rmsnorm.cuh).
+template <typename T, int ITEMS, bool ROUND_SUM, int MAX_THREADS = 1024>
+__global__ void __launch_bounds__(MAX_THREADS)
     add_rmsnorm_fwd(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows, int d,
                     int x_stride, int r_stride, int h_stride, int y_stride, float eps,
                     float w_offset) {

@@ -13,8 +13,9 @@ namespace ladder {
 // gamma, beta: nullable (no affine parameters; either may be absent on its own).
 // mean, rstd: nullable fp32 per row; rstd = 1 / sqrt(var + eps).
 // Aliasing: y may be x (same stride); every element is read before it is written, by one thread.
-template <typename T, int ITEMS>
-__global__ void __launch_bounds__(1024)
+// MAX_THREADS: the launch bound, as in rmsnorm_fwd (rmsnorm.cuh).
+template <typename T, int ITEMS, int MAX_THREADS = 1024>
+__global__ void __launch_bounds__(MAX_THREADS)
     layernorm_fwd(T* y, const T* x, const T* gamma, const T* beta, float* mean, float* rstd,
                   int rows, int d, int x_stride, int y_stride, float eps) {
   using E = norm::Elem<T>;

@@ -10,8 +10,11 @@ namespace ladder {
 // w: nullable (no weight); w_offset: 0 for plain weights, 1 for Gemma's (1 + w).
 // rstd: nullable; when given, rstd[row] = 1 / sqrt(mean(x^2) + eps) in fp32.
 // Aliasing: y may be x (same stride); every element is read before it is written, by one thread.
-template <typename T, int ITEMS>
-__global__ void __launch_bounds__(1024)
+// MAX_THREADS: the launch bound. 1024 (the default) caps a thread at 64 registers; the planner's
+// schedule=wide instantiates 8 chunks a thread under a bound of 256 or 512 threads, so ptxas may
+// keep them without spilling (kernels/README.md). A block wider than MAX_THREADS fails to launch.
+template <typename T, int ITEMS, int MAX_THREADS = 1024>
+__global__ void __launch_bounds__(MAX_THREADS)
     rmsnorm_fwd(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                 int y_stride, float eps, float w_offset) {
   using E = norm::Elem<T>;

@@ -267,9 +267,14 @@ TEST_CASE("staged schedule: auto takes it only where it measured faster; its gri
   CHECK(wide.block[1] == 1);
   CHECK(wide.shared_bytes == 3u * 1024 * 4 * 16);
   CHECK(wide.grid[0] == 132);  // one 192 KiB block an SM, each walking rows
-  const auto wide_add = entry_of({"add_rmsnorm", DType::F16, {}}, 4096, 16384);
+  // add_rmsnorm's 16-bit rows of 16384 take the wide register kernel (its own test case);
+  // schedule=staged still stages them, and wider rows stage by default.
+  const auto wide_add = entry_of({"add_rmsnorm", DType::F16, {{"schedule", "staged"}}}, 4096, 16384);
   CHECK(wide_add.entry == "ladder::add_rmsnorm_fwd_staged<__half, 4, false, 3>");
   CHECK(wide_add.shared_bytes == 3u * 2 * 512 * 4 * 16);
+  const auto wider_add = entry_of({"add_rmsnorm", DType::F16, {}}, 4096, 24576);
+  CHECK(wider_add.entry == "ladder::add_rmsnorm_fwd_staged<__half, 4, false, 2>");  // 3 x 96 KiB: too big
+  CHECK(wider_add.block[0] == 768);
   const auto two = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "staged"}}}, 512, 24576);
   CHECK(two.entry == "ladder::add_rmsnorm_fwd_staged<__nv_bfloat16, 4, false, 2>");  // 3 x 96 KiB: too big
   // fp32 add_rmsnorm rows off the 16-byte grid: staged with two chunks a thread.
@@ -331,6 +336,56 @@ TEST_CASE("rows schedule: several rows a thread, at ITEMS that fit their registe
                   std::invalid_argument);
 }
 
+TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, where it measured faster",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto entry_of = [](const KernelRef& ref, std::int64_t rows, std::int64_t d) {
+    return plan_checked(ref, {{"rows", rows}, {"d", d}}).front();
+  };
+  // auto: rmsnorm 16-bit rows the register kernel gives more than 256 threads.
+  const auto rms = entry_of({"rmsnorm", DType::BF16, {}}, 4096, 16384);
+  CHECK(rms.entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 8, 256>");
+  CHECK(rms.block[0] == 256);
+  CHECK(rms.block[1] == 1);
+  CHECK(rms.grid[0] == 4096);
+  CHECK(entry_of({"rmsnorm", DType::F16, {}}, 4096, 12288).entry == "ladder::rmsnorm_fwd<__half, 8, 256>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 8192, 8192).entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
+  CHECK(entry_of({"rmsnorm", DType::F32, {}}, 4096, 16384).entry.find(", 256>") == std::string::npos);
+  // auto: add_rmsnorm 16-bit rows of more than 512 threads at two chunks (it used to stage them).
+  const auto add = entry_of({"add_rmsnorm", DType::F16, {{"convention", "B"}}}, 4096, 16384);
+  CHECK(add.entry == "ladder::add_rmsnorm_fwd<__half, 8, true, 512>");
+  CHECK(add.block[0] == 256);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 8192).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>");
+  // auto: layernorm fp32 rows of 256 or 512 threads at four chunks.
+  const auto ln = entry_of({"layernorm", DType::F32, {}}, 16384, 4096);
+  CHECK(ln.entry == "ladder::layernorm_fwd<float, 8, 256>");
+  CHECK(ln.block[0] == 128);
+  CHECK(entry_of({"layernorm", DType::F32, {}}, 8192, 8192).block[0] == 256);
+  CHECK(entry_of({"layernorm", DType::F32, {}}, 4096, 16384).entry == "ladder::layernorm_fwd<float, 8>");
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 16384, 4096).entry == "ladder::layernorm_fwd<__nv_bfloat16, 4>");
+  // Not for few rows, rows off the 16-byte grid, or a pinned schedule.
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 100, 16384).entry.find(", 256>") == std::string::npos);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"strided", "odd"}}}, 4096, 16384).entry.find(", 256>") == std::string::npos);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "regs"}}}, 4096, 16384).entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "regs"}}}, 4096, 16384).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>");
+  // schedule=wide anywhere: small rows share a block within the bound; wide rows stream.
+  const auto tiny = entry_of({"layernorm", DType::BF16, {{"schedule", "wide"}}}, 7, 3);
+  CHECK(tiny.entry == "ladder::layernorm_fwd<__nv_bfloat16, 8, 256>");
+  CHECK(tiny.block[0] == 1);
+  CHECK(tiny.block[0] * tiny.block[1] <= 256);
+  CHECK(std::int64_t{tiny.grid[0]} * tiny.block[1] >= 7);
+  const auto streams = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "wide"}}}, 3, 65536);
+  CHECK(streams.entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512>");
+  CHECK(streams.block[0] == 512);
+  const auto odd = entry_of({"rmsnorm", DType::F32, {{"schedule", "wide"}, {"strided", "odd"}}}, 83, 2049);
+  CHECK(std::int64_t{odd.block[0]} * 8 * 4 >= 2049 + 3);  // one tile at any phase
+  CHECK(odd.shared_bytes == 0);
+  // ITEMS is the schedule's own.
+  CHECK_THROWS_WITH(ladder::kernels::plan({"rmsnorm", DType::BF16, {{"schedule", "wide"}, {"items", "4"}}},
+                                          {{"rows", 8}, {"d", 64}}, kEps),
+                    ladder_test::has_substr("schedule=wide fixes ITEMS at 8"));
+}
+
 TEST_CASE("broken_launch: the selftest's staged launches break exactly what the kernel guards",
           "[kernels]") {
   ladder::register_builtin_oracles();
@@ -379,7 +434,7 @@ TEST_CASE("staged plans fit the device planned for: an A100's opt-in shared memo
   CHECK(wide.grid[0] == 108);
   fits(wide);
   const auto wide_add =
-      plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 4096}, {"d", 16384}}, a100).front();
+      plan_checked({"add_rmsnorm", DType::BF16, {{"schedule", "staged"}}}, {{"rows", 4096}, {"d", 16384}}, a100).front();
   CHECK(wide_add.entry == "ladder::add_rmsnorm_fwd_staged<__nv_bfloat16, 4, false, 2>");
   CHECK(wide_add.shared_bytes == 2u * 2 * 512 * 4 * 16);
   CHECK(wide_add.grid[0] == 108);
@@ -449,7 +504,9 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::rmsnorm_fwd_staged<__nv_bfloat16, 4, 3>",
                            "ladder::rmsnorm_fwd_rows<__nv_bfloat16, 2, 2>",
                            "ladder::rmsnorm_fwd_rows<float, 1, 4>",
-                           "ladder::add_rmsnorm_fwd_staged<__half, 2, true, 2>"})
+                           "ladder::add_rmsnorm_fwd_staged<__half, 2, true, 2>",
+                           "ladder::rmsnorm_fwd<__half, 8, 256>", "ladder::layernorm_fwd<float, 8, 256>",
+                           "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, true, 512>"})
     CHECK(entries.count(must) == 1);
 }
 

@@ -64,9 +64,20 @@ struct StagedPlan {
   std::uint32_t shared_bytes = 0;
 };
 // The values of the "schedule" variant: every forward op with a staged kernel, and rmsnorm, which
-// also has rows2|rows4 (rmsnorm_fwd_rows).
+// also has rows2|rows4 (rmsnorm_fwd_rows); each also has wide (read_wide). layernorm has only
+// the register kernel, plain or wide.
 extern const std::vector<std::string> kStagedSchedules;
 extern const std::vector<std::string> kRmsnormSchedules;
+extern const std::vector<std::string> kLayernormSchedules;
+
+// schedule=wide (plan_wide.cpp): the register kernel at 8 chunks a thread, instantiated with a
+// launch bound of 256 or 512 threads (MAX_THREADS) so that ptxas may give a thread more than 64
+// registers. auto takes it where the H200 measured it faster. Returns the launch bound when
+// wide (and rewrites g, the register geometry, for it), 0 otherwise. Call it before
+// read_staged and read_rows: neither applies to a wide geometry.
+int read_wide(VariantReader& v, const std::string& op, const std::vector<std::string>& schedules,
+              std::size_t elem_size, const Shape& s, bool misaligned, const RowLimits& limits,
+              int forced_items, int rows_per_block, RowGeometry& g);
 
 // rows_schedules: the op takes kRmsnormSchedules, and read_rows() plans rows2|rows4;
 // read_staged leaves those to it.

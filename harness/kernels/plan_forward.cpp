@@ -1,4 +1,5 @@
 // Planners for the forward kernels: rmsnorm, add_rmsnorm, layernorm.
+#include <stdexcept>
 #include <string>
 
 #include "harness/kernels/plan_builder.h"
@@ -20,6 +21,17 @@ std::string entry(const std::string& kernel, DType dt, int items,
                   const std::string& extra = "") {
   return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(items) +
          extra + ">";
+}
+
+// The MAX_THREADS template argument of a wide register kernel; the default (1024) is left out.
+std::string bound_arg(int wide_bound) {
+  return wide_bound == 0 ? "" : ", " + std::to_string(wide_bound);
+}
+
+// read_wide leaves a geometry no other schedule takes; a plan that took two is a planner bug.
+void expect_one_schedule(const std::string& op, int wide_bound, bool other_schedule) {
+  if (wide_bound != 0 && other_schedule)
+    throw std::logic_error(op + ": planner took schedule=wide and another schedule at once");
 }
 
 // A [rows, d] tensor the kernel reads and, in place, also writes.
@@ -82,10 +94,12 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const bool misaligned = strides_misaligned(strides, elem);
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
+  const int wide = read_wide(v, op, kRmsnormSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const StagedPlan staged = read_staged(v, op, elem, 1, s, misaligned, forced,
                                         allowed_items(elem, limits), device, g, true);
   const int rows_per_thread = read_rows(v, elem, s, misaligned, limits, forced, rpb, g);
   v.finish();
+  expect_one_schedule(op, wide, staged.staged || rows_per_thread > 1);
 
   KernelLaunch L;
   L.source = source_path("rmsnorm.cuh");
@@ -93,7 +107,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                           ", " + std::to_string(staged.stages))
             : rows_per_thread > 1 ? entry("rmsnorm_fwd_rows", ref.dtype, g.items,
                                           ", " + std::to_string(rows_per_thread))
-                                  : entry("rmsnorm_fwd", ref.dtype, g.items);
+                                  : entry("rmsnorm_fwd", ref.dtype, g.items, bound_arg(wide));
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(io_output("y", in_place ? &L.buffers.front() : nullptr, ref.dtype, s,
@@ -147,9 +161,11 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   if (misaligned && elem == 2) row_limits.spill_free_values_16bit = 24;
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, row_limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
+  const int wide = read_wide(v, op, kStagedSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const StagedPlan staged = read_staged(v, op, elem, 2, s, misaligned, forced,
                                         allowed_items(elem, limits), device, g);
   v.finish();
+  expect_one_schedule(op, wide, staged.staged);
 
   KernelLaunch L;
   L.source = source_path("add_rmsnorm.cuh");
@@ -158,7 +174,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const std::string round_arg = round_sum ? ", true" : ", false";
   L.entry = staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
                                   round_arg + ", " + std::to_string(staged.stages))
-                          : entry("add_rmsnorm_fwd", ref.dtype, g.items, round_arg);
+                          : entry("add_rmsnorm_fwd", ref.dtype, g.items, round_arg + bound_arg(wide));
   L.buffers.push_back(io_input("x", y_over_x, ref.dtype, s, strides["x"]));
   L.buffers.push_back(io_input("r", h_over_r, ref.dtype, s, strides["r"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
@@ -200,7 +216,6 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   const RowLimits limits = with_device(layernorm_row_limits(), device);
   const int forced = v.items(elem, limits);
   const int rpb = v.rows_per_block();
-  v.finish();
   const Shape s = read_shape(op, c);
   const double eps = read_eps(op, sc);
   const bool in_place = inplace == "y_x";
@@ -209,13 +224,15 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                                              : std::vector<std::string>{"x", "y"},
                              strided, s.d);
   if (in_place) strides["y"] = strides["x"];
-  RowGeometry g =
-      choose_row_geometry(elem, s.rows, s.d, strides_misaligned(strides, elem), limits, forced);
+  const bool misaligned = strides_misaligned(strides, elem);
+  RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
+  const int wide = read_wide(v, op, kLayernormSchedules, elem, s, misaligned, limits, forced, rpb, g);
+  v.finish();
 
   KernelLaunch L;
   L.source = source_path("layernorm.cuh");
-  L.entry = entry("layernorm_fwd", ref.dtype, g.items);
+  L.entry = entry("layernorm_fwd", ref.dtype, g.items, bound_arg(wide));
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (affine) {
     L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));

@@ -21,8 +21,8 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 }  // namespace
 
-const std::vector<std::string> kStagedSchedules{"auto", "regs", "staged"};
-const std::vector<std::string> kRmsnormSchedules{"auto", "regs", "staged", "rows2", "rows4"};
+const std::vector<std::string> kStagedSchedules{"auto", "regs", "staged", "wide"};
+const std::vector<std::string> kRmsnormSchedules{"auto", "regs", "staged", "rows2", "rows4", "wide"};
 
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,

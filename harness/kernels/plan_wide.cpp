@@ -1,0 +1,91 @@
+// schedule=wide for the forward register kernels: eight 16-byte chunks a thread under a launch
+// bound of 256 or 512 threads instead of 1024. At 1024 ptxas caps a thread at 64 registers and
+// spills past four chunks; under the lower bound it keeps eight (sm_90, ptxas -v: rmsnorm bf16
+// 80-102 registers, add_rmsnorm bf16 125, layernorm f32 96-108, no spills), so a row takes half
+// the threads and each SM holds more of it in flight.
+#include <algorithm>
+#include <string>
+
+#include "harness/kernels/plan_builder.h"
+
+namespace ladder::kernels::detail {
+namespace {
+
+constexpr int kWideItems = 8;
+constexpr int kWarp = 32;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+int pow2_at_least(std::int64_t n) {
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+// The launch bound each op's wide kernel is instantiated with: the one it was measured under.
+int wide_bound(const std::string& op) { return op == "add_rmsnorm" ? 512 : 256; }
+
+// Where the H200 measured the wide kernel faster than every other schedule (calls 26 and 27,
+// reports/h200/sweep-wide.txt; aligned rows, at least 4096 of them):
+// - rmsnorm 16-bit rows the register kernel gives more than 256 threads (d = 8193..16384):
+//   bf16 4096x16384 0.855-0.858 of the copy ceiling against 0.80, f16 0.855-0.859 against 0.80.
+//   At 8192 it tied (0.86), at 4096 and 1024 it lost (0.86 against 0.89 and 0.91).
+// - add_rmsnorm 16-bit rows of more than 512 threads at two chunks, which auto would stage:
+//   bf16 4096x16384 0.906-0.914 against 0.895-0.900, f16 0.904-0.917 against 0.893-0.899.
+//   At 8192 it tied, at 4096 and 1024 it lost.
+// - layernorm fp32 rows of 256 or 512 threads at four chunks (d = 2049..8192): 16384x4096
+//   0.837-0.857 against 0.824-0.826, 8192x8192 0.831-0.835 against 0.778. At 4096x16384
+//   (512 threads at eight chunks) it lost: 0.62 against 0.77.
+bool wide_measured_faster(const std::string& op, std::size_t elem_size, std::int64_t chunks,
+                          const RowGeometry& g) {
+  const bool one_wide_tile = chunks <= std::int64_t{wide_bound(op)} * kWideItems;
+  if (!one_wide_tile || g.streams) return false;
+  if (op == "rmsnorm") return elem_size == 2 && g.items == 4 && g.threads_per_row > 256;
+  if (op == "add_rmsnorm") return elem_size == 2 && g.threads_per_row > 512;
+  if (op == "layernorm") return elem_size == 4 && g.items == 4 && g.threads_per_row >= 256;
+  return false;
+}
+
+}  // namespace
+
+const std::vector<std::string> kLayernormSchedules{"auto", "regs", "wide"};
+
+int read_wide(VariantReader& v, const std::string& op, const std::vector<std::string>& schedules,
+              std::size_t elem_size, const Shape& s, bool misaligned, const RowLimits& limits,
+              int forced_items, int rows_per_block, RowGeometry& g) {
+  const std::string schedule = v.get("schedule", "auto", schedules);
+  const std::int64_t chunks = row_chunks(elem_size, s.d, misaligned);
+  bool wide = schedule == "wide";
+  if (wide && forced_items != 0)
+    fail(op, "schedule=wide fixes ITEMS at " + std::to_string(kWideItems) + "; drop items=" +
+                 std::to_string(forced_items));
+  if (schedule == "auto" && forced_items == 0 && rows_per_block == 0 && !misaligned &&
+      s.rows >= 2 * std::int64_t{limits.sm_count})
+    wide = wide_measured_faster(op, elem_size, chunks, g);
+  if (!wide) return 0;
+
+  const int bound = wide_bound(op);
+  RowGeometry w = g;
+  w.items = kWideItems;
+  if (chunks <= std::int64_t{kWarp} * kWideItems) {
+    // Inside one warp, as the register geometry does: a power of two of threads per row, and
+    // several rows a block.
+    w.threads_per_row = pow2_at_least(ceil_div(chunks, kWideItems));
+    w.rows_per_block = std::max(1, std::min(bound, limits.target_block_threads) / w.threads_per_row);
+  } else {
+    // Whole warps; a row wider than the bound's tile streams (the kernel reads it twice).
+    w.threads_per_row = static_cast<int>(
+        std::min<std::int64_t>(bound, kWarp * ceil_div(chunks, std::int64_t{kWarp} * kWideItems)));
+    w.rows_per_block = 1;
+  }
+  w.streams = chunks > std::int64_t{w.threads_per_row} * kWideItems;
+  w.blocks = std::max<std::int64_t>(1, ceil_div(s.rows, w.rows_per_block));
+  if (rows_per_block != 0) apply_rows_per_block(op, rows_per_block, s.rows, w);
+  if (w.threads_per_row * w.rows_per_block > bound)
+    fail(op, "schedule=wide: a block of " + std::to_string(w.threads_per_row * w.rows_per_block) +
+                 " threads exceeds the wide kernel's launch bound of " + std::to_string(bound));
+  g = w;
+  return bound;
+}
+
+}  // namespace ladder::kernels::detail
