@@ -128,3 +128,20 @@ TEST_CASE("bench: a dtype the default list lacks needs --shape, and is then time
   CHECK(shaped.exit_code != 2);
   CHECK(shaped.output.find("no case to time") == std::string::npos);
 }
+
+TEST_CASE("verify --worst-from reprints a finished run's worst-error tables, and names a bad file", "[cli]") {
+  const std::string doc = ladder_test::temp_path("verify-worst.json");
+  const auto run = ladder_test::run_ladder("verify rmsnorm --dtype f32 --quick --no-fixtures --compile-only --json " + doc);
+  REQUIRE(run.exit_code == 0);
+  const auto table = ladder_test::run_ladder("verify --worst-from " + doc);
+  INFO(table.output);
+  CHECK(table.exit_code == 0);
+  CHECK(table.output.find("rmsnorm_f32\n") != std::string::npos);
+  CHECK(table.output.find("skip") != std::string::npos);  // compile-only: every case skipped
+  CHECK(table.output.find("rmsnorm_f16") == std::string::npos);
+  const std::string bad = ladder_test::temp_path("not-a-run.json");
+  { std::ofstream(bad) << "{\"x\": 1}"; }
+  const auto refused = ladder_test::run_ladder("verify --worst-from " + bad);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.output.find(bad) != std::string::npos);
+}

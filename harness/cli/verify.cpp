@@ -12,6 +12,7 @@
 #include "harness/fixtures/fixture_rungs.h"
 #include "harness/kernels/catalog.h"
 #include "harness/report/printers.h"
+#include "harness/report/run_document.h"
 
 namespace ladder::cli {
 namespace {
@@ -100,6 +101,22 @@ std::string ratio_cell(const RungResult& r, std::int64_t rows, std::int64_t d) {
   return "-";
 }
 
+// The worst error / bound of every default-variant rung, one table per op and dtype.
+void print_worst_table(const RunDocument& doc) {
+  std::cout << "\nworst error / bound per shape (default variants; rows down, d across):\n";
+  for (const auto& r : doc.rungs) {
+    if (r.adds != "default variant, full grid") continue;
+    std::cout << fmt::format("{}\n  {:>6}", r.name, "rows");
+    for (auto d : kHidden) std::cout << fmt::format(" {:>9}", d);
+    std::cout << "\n";
+    for (auto rows : kRows) {
+      std::cout << fmt::format("  {:>6}", rows);
+      for (auto d : kHidden) std::cout << fmt::format(" {:>9}", ratio_cell(r, rows, d));
+      std::cout << "\n";
+    }
+  }
+}
+
 // The seeded-input rungs: the full grid for each op's default variant, a large-eps rung, and the
 // small shapes for every other variant.
 std::vector<Rung> grid_rungs(const std::vector<std::string>& ops, const std::string& dtype, bool quick) {
@@ -161,6 +178,7 @@ void add_verify(CLI::App& app, int& exit_code) {
     bool quick = false;
     std::vector<std::string> fixture_files;
     bool no_fixtures = false, fixtures_only = false;
+    std::string worst_from;
   };
   auto st = std::make_shared<State>();
   st->common.runner.timeout_s = 300;
@@ -172,7 +190,19 @@ void add_verify(CLI::App& app, int& exit_code) {
                   "fixture files whose cases run on their own inputs (default: fixtures/*.json)");
   auto* no_fx = cmd->add_flag("--no-fixtures", st->no_fixtures, "leave out the fixture cases");
   cmd->add_flag("--fixtures-only", st->fixtures_only, "run only the fixture cases")->excludes(no_fx);
+  cmd->add_option("--worst-from", st->worst_from,
+                  "print the worst-error tables of a finished verify run (its --json document); runs nothing")
+      ->check(CLI::ExistingFile);
   cmd->callback([st, &exit_code] {
+    if (!st->worst_from.empty()) {
+      try {
+        print_worst_table(load_run_document(st->worst_from));
+      } catch (const std::exception& e) {
+        std::cerr << "ladder verify: " << e.what() << "\n";
+        exit_code = kExitHarness;
+      }
+      return;
+    }
     const auto all_ops = kernels::ops();
     std::vector<std::string> ops;
     for (const auto& o : all_ops)
@@ -196,19 +226,7 @@ void add_verify(CLI::App& app, int& exit_code) {
     doc.ladder_file = "(production kernels)";
     run_and_print(rungs, st->common, doc);
 
-    if (!st->fixtures_only)
-      std::cout << "\nworst error / bound per shape (default variants; rows down, d across):\n";
-    for (const auto& r : doc.rungs) {
-      if (r.adds != "default variant, full grid") continue;
-      std::cout << fmt::format("{}\n  {:>6}", r.name, "rows");
-      for (auto d : kHidden) std::cout << fmt::format(" {:>9}", d);
-      std::cout << "\n";
-      for (auto rows : kRows) {
-        std::cout << fmt::format("  {:>6}", rows);
-        for (auto d : kHidden) std::cout << fmt::format(" {:>9}", ratio_cell(r, rows, d));
-        std::cout << "\n";
-      }
-    }
+    if (!st->fixtures_only) print_worst_table(doc);
     exit_code = doc.exit_code(st->common.git_bisect);
   });
 }
