@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One batch of GPU work for the device machine: build there, run both ladders with the overhead
 # benchmark, the GPU tests, and whatever extra steps are named. Everything lands in $OUT.
-# The report's inputs: scripts/device_check.sh verify bench peers ladders extra decode sanitize
+# The report's inputs: scripts/device_check.sh verify worst bench peers ladders extra wide decode sanitize
 # (then copy $OUT into reports/h200/ and run scripts/make_report).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -96,9 +96,22 @@ for s in "$@"; do
                  "$bin" bench $op --dtype bf16 --shape 1x4096 --iters 20 2>&1 | grep gpu__time_duration | awk '{print $NF}' | tr '\n' ' '
                echo
              done; done | tee "$out/ncu-decode.txt" ;;
-    sanitize) step "compute-sanitizer racecheck over the rmsnorm and add_rmsnorm bf16 rungs (sanitizer-staged.txt)"
-             timeout 120 compute-sanitizer --tool racecheck --target-processes all --print-limit 5 "$bin" verify \
-               rmsnorm add_rmsnorm --dtype bf16 --quick --no-fixtures --jobs 8 --timeout 60 > /tmp/san.txt 2>&1
-             { echo "exit $?"; grep -E "RACECHECK SUMMARY|rungs:|Hazard" /tmp/san.txt | sort | uniq -c; } | tee "$out/sanitizer-staged.txt" ;;
+    wide)    step "schedule=wide (auto) against the kernel auto took before it, two repeats (bench-wide.txt)"
+             for rep in 1 2; do
+               for dt in bf16 f16; do for sc in auto regs; do
+                 "$bin" bench rmsnorm --dtype $dt --shape 4096x16384 --variant schedule=$sc 2>&1 | grep " ladder" | sed "s/^/$sc /"
+               done; for sc in auto staged; do
+                 "$bin" bench add_rmsnorm --dtype $dt --shape 4096x16384 --variant schedule=$sc 2>&1 | grep " ladder" | sed "s/^/$sc /"
+               done; done
+               for sc in auto regs; do
+                 "$bin" bench layernorm --dtype f32 --shape 16384x4096 --shape 8192x8192 --variant schedule=$sc 2>&1 | grep " ladder" | sed "s/^/$sc /"
+               done
+             done | tee "$out/bench-wide.txt" ;;
+    worst)   step "the worst-error tables of the verify step's document (verify-worst.txt)"
+             "$bin" verify --worst-from "$out/verify.json" | tee "$out/verify-worst.txt" ;;
+    sanitize) step "compute-sanitizer racecheck over the forward bf16 rungs, staged and wide included (sanitizer-wide.txt)"
+             timeout 150 compute-sanitizer --tool racecheck --target-processes all --print-limit 5 "$bin" verify \
+               rmsnorm add_rmsnorm layernorm --dtype bf16 --quick --no-fixtures --jobs 8 --timeout 120 > /tmp/san.txt 2>&1
+             { echo "exit $?"; grep -E "RACECHECK SUMMARY|rungs:|Hazard" /tmp/san.txt | sort | uniq -c; } | tee "$out/sanitizer-wide.txt" ;;
   esac
 done
