@@ -17,8 +17,6 @@ constexpr int kPreferredItems = 4;
 // the opt-in maximum of a block on sm_80 and sm_90).
 constexpr std::int64_t kBlockReserve = 1024;
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 }  // namespace
 
 const std::vector<std::string> kStagedSchedules{"auto", "regs", "staged", "wide"};

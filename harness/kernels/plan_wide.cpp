@@ -14,14 +14,6 @@ namespace {
 constexpr int kWideItems = 8;
 constexpr int kWarp = 32;
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-int pow2_at_least(std::int64_t n) {
-  int p = 1;
-  while (p < n) p *= 2;
-  return p;
-}
-
 // The launch bound each op's wide kernel is instantiated with: the one it was measured under.
 int wide_bound(const std::string& op) { return op == "add_rmsnorm" ? 512 : 256; }
 

@@ -10,14 +10,6 @@ namespace {
 constexpr int kChunkBytes = 16;
 constexpr int kWarp = 32;
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-int pow2_at_least(std::int64_t v) {
-  int p = 1;
-  while (p < v) p <<= 1;
-  return p;
-}
-
 int smallest_allowed_at_least(const std::vector<int>& allowed, std::int64_t need) {
   for (int items : allowed)
     if (items >= need) return items;
@@ -59,6 +51,14 @@ bool choose_warps_per_row(std::int64_t chunks, const std::vector<int>& allowed, 
 std::int64_t row_chunks(std::size_t elem_size, std::int64_t d, bool rows_may_be_misaligned) {
   const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem_size);
   return ceil_div(d + (rows_may_be_misaligned ? vec - 1 : 0), vec);
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+int pow2_at_least(std::int64_t v) {
+  int p = 1;
+  while (p < v) p <<= 1;
+  return p;
 }
 
 std::vector<int> allowed_items(std::size_t elem_size, const RowLimits& limits) {

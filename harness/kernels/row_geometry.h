@@ -41,6 +41,11 @@ struct RowGeometry {
   int vec = 4;                // elements per 16-byte chunk
 };
 
+// Integer steps every planner uses: ceil(a / b) for a >= 0, b > 0, and the smallest power of two
+// >= v (1 for v <= 1).
+std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+int pow2_at_least(std::int64_t v);
+
 // The ITEMS values a kernel is instantiated with for an element size; the CI compile check
 // builds each of them.
 std::vector<int> allowed_items(std::size_t elem_size, const RowLimits& limits = {});
