@@ -144,4 +144,10 @@ TEST_CASE("verify --worst-from reprints a finished run's worst-error tables, and
   const auto refused = ladder_test::run_ladder("verify --worst-from " + bad);
   CHECK(refused.exit_code == 2);
   CHECK(refused.output.find(bad) != std::string::npos);
+  // A ladder run's document is a run document too, but has no grid to tabulate.
+  const std::string ladder_doc = ladder_test::temp_path("ladder-run.json");
+  REQUIRE(ladder_test::run_ladder("run --compile-only p0_three_buffers --json " + ladder_doc).exit_code == 0);
+  const auto not_verify = ladder_test::run_ladder("verify --worst-from " + ladder_doc);
+  CHECK(not_verify.exit_code == 2);
+  CHECK(not_verify.output.find("not of ladder verify") != std::string::npos);
 }

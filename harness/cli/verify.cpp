@@ -4,6 +4,7 @@
 // (fixtures/*.json) run too, each on its own exact inputs (harness/fixtures/fixture_rungs.h).
 #include <iostream>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -196,7 +197,12 @@ void add_verify(CLI::App& app, int& exit_code) {
   cmd->callback([st, &exit_code] {
     if (!st->worst_from.empty()) {
       try {
-        print_worst_table(load_run_document(st->worst_from));
+        const RunDocument doc = load_run_document(st->worst_from);
+        // A `ladder run` document has no grid: an empty table would read as "nothing failed".
+        if (doc.ladder_name != "verify")
+          throw std::runtime_error(st->worst_from + ": a run of ladder '" + doc.ladder_name +
+                                   "', not of ladder verify");
+        print_worst_table(doc);
       } catch (const std::exception& e) {
         std::cerr << "ladder verify: " << e.what() << "\n";
         exit_code = kExitHarness;
