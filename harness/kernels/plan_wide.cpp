@@ -18,11 +18,12 @@ constexpr int kWarp = 32;
 int wide_bound(const std::string& op) { return op == "add_rmsnorm" ? 512 : 256; }
 
 // Where the H200 measured the wide kernel faster than every other schedule (calls 26 and 27,
-// reports/h200/sweep-wide.txt; aligned rows, at least 4096 of them):
+// reports/h200/sweep-wide.txt; aligned rows, at least 4096 of them; call 34 confirmed the rule
+// between those shapes, reports/h200/bench-wide-between.txt: d = 12288 and, for layernorm, 5120):
 // - rmsnorm 16-bit rows the register kernel gives more than 256 threads (d = 8193..16384):
 //   bf16 4096x16384 0.855-0.858 of the copy ceiling against 0.80, f16 0.855-0.859 against 0.80.
 //   At 8192 it tied (0.86), at 4096 and 1024 it lost (0.86 against 0.89 and 0.91).
-// - add_rmsnorm 16-bit rows of more than 512 threads at two chunks, which auto would stage:
+// - add_rmsnorm 16-bit rows of more than 512 threads at two chunks (those of 1024 auto staged):
 //   bf16 4096x16384 0.906-0.914 against 0.895-0.900, f16 0.904-0.917 against 0.893-0.899.
 //   At 8192 it tied, at 4096 and 1024 it lost.
 // - layernorm fp32 rows of 256 or 512 threads at four chunks (d = 2049..8192): 16384x4096
