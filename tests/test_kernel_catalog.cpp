@@ -99,6 +99,11 @@ std::vector<KernelLaunch> plan_checked(const KernelRef& ref, const Case& c,
   return launches;
 }
 
+// The first launch of a checked plan for a rows x d case: where an op's schedule choice shows.
+KernelLaunch entry_of(const KernelRef& ref, std::int64_t rows, std::int64_t d) {
+  return plan_checked(ref, {{"rows", rows}, {"d", d}}).front();
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;
@@ -256,9 +261,6 @@ TEST_CASE("backward plans: shifted kernels for rows off the 16-byte grid, SMs ke
 TEST_CASE("staged schedule: auto takes it only where it measured faster; its grid and memory",
           "[kernels]") {
   ladder::register_builtin_oracles();
-  auto entry_of = [](const KernelRef& ref, std::int64_t rows, std::int64_t d) {
-    return plan_checked(ref, {{"rows", rows}, {"d", d}}).front();
-  };
   // A 16-bit row that fills a 1024-thread block in registers: staged, three stages where they
   // fit a block, two where they do not.
   const auto wide = entry_of({"rmsnorm", DType::BF16, {}}, 2048, 32768);
@@ -300,9 +302,6 @@ TEST_CASE("staged schedule: auto takes it only where it measured faster; its gri
 TEST_CASE("rows schedule: several rows a thread, at ITEMS that fit their registers, one tile only",
           "[kernels]") {
   ladder::register_builtin_oracles();
-  auto entry_of = [](const KernelRef& ref, std::int64_t rows, std::int64_t d) {
-    return plan_checked(ref, {{"rows", rows}, {"d", d}}).front();
-  };
   // bf16 4096: two rows a thread of two chunks each (the register kernel holds one row of four).
   const auto two = entry_of({"rmsnorm", DType::BF16, {{"schedule", "rows2"}}}, 16384, 4096);
   CHECK(two.entry == "ladder::rmsnorm_fwd_rows<__nv_bfloat16, 2, 2>");
@@ -339,9 +338,6 @@ TEST_CASE("rows schedule: several rows a thread, at ITEMS that fit their registe
 TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, where it measured faster",
           "[kernels]") {
   ladder::register_builtin_oracles();
-  auto entry_of = [](const KernelRef& ref, std::int64_t rows, std::int64_t d) {
-    return plan_checked(ref, {{"rows", rows}, {"d", d}}).front();
-  };
   // auto: rmsnorm 16-bit rows the register kernel gives more than 256 threads.
   const auto rms = entry_of({"rmsnorm", DType::BF16, {}}, 4096, 16384);
   CHECK(rms.entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 8, 256>");
