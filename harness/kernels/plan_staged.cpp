@@ -70,7 +70,7 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
   }
   // Rows too wide for one tile of 1024 threads, or for two stages in a block's shared memory,
   // take the register kernels: schedule=staged asks for it wherever it applies.
-  const std::int64_t threads = kWarp * ceil_div(chunks, std::int64_t{kWarp} * items);
+  const std::int64_t threads = whole_warp_threads(chunks, items);
   if (threads > 1024) return registers();
   const std::int64_t per_stage = threads * items * kChunkBytes * tensors;
   // The driver refuses dynamic shared memory above the block's opt-in maximum less the

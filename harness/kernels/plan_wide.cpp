@@ -1,8 +1,8 @@
 // schedule=wide for the forward register kernels: eight 16-byte chunks a thread under a launch
 // bound of 256 or 512 threads instead of 1024. At 1024 ptxas caps a thread at 64 registers and
-// spills past four chunks; under the lower bound it keeps eight (sm_90, ptxas -v: rmsnorm bf16
-// 80-102 registers, add_rmsnorm bf16 125, layernorm f32 96-108, no spills), so a row takes half
-// the threads and each SM holds more of it in flight.
+// spills past four chunks (two for add_rmsnorm); under the lower bound it keeps eight (sm_90,
+// ptxas -v: rmsnorm and layernorm fp32 80 registers, layernorm 16-bit 104, add_rmsnorm 125-128,
+// no spills), so a row takes half the threads and each SM holds more of it in flight.
 #include <algorithm>
 #include <string>
 
@@ -68,7 +68,7 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
   } else {
     // Whole warps; a row wider than the bound's tile streams (the kernel reads it twice).
     w.threads_per_row = static_cast<int>(
-        std::min<std::int64_t>(bound, kWarp * ceil_div(chunks, std::int64_t{kWarp} * kWideItems)));
+        std::min<std::int64_t>(bound, whole_warp_threads(chunks, kWideItems)));
     w.rows_per_block = 1;
   }
   w.streams = chunks > std::int64_t{w.threads_per_row} * kWideItems;

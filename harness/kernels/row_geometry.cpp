@@ -24,7 +24,7 @@ bool choose_warps_per_row(std::int64_t chunks, const std::vector<int>& allowed, 
   struct Candidate { int items, tpr; double use; };
   std::vector<Candidate> fits;
   for (int items : allowed) {
-    const std::int64_t tpr = kWarp * ceil_div(chunks, std::int64_t{kWarp} * items);
+    const std::int64_t tpr = whole_warp_threads(chunks, items);
     if (tpr > max_tpr) continue;
     fits.push_back({items, static_cast<int>(tpr),
                     static_cast<double>(chunks) / static_cast<double>(tpr * items)});
@@ -59,6 +59,10 @@ int pow2_at_least(std::int64_t v) {
   int p = 1;
   while (p < v) p <<= 1;
   return p;
+}
+
+std::int64_t whole_warp_threads(std::int64_t chunks, int items) {
+  return kWarp * ceil_div(chunks, std::int64_t{kWarp} * items);
 }
 
 std::vector<int> allowed_items(std::size_t elem_size, const RowLimits& limits) {
@@ -124,7 +128,7 @@ RowGeometry choose_row_geometry(std::size_t elem_size, std::int64_t rows, std::i
       g.threads_per_row > limits.preferred_threads_per_row) {
     for (int items : allowed) {
       if (items <= g.items) continue;
-      const std::int64_t tpr = kWarp * ceil_div(chunks, std::int64_t{kWarp} * items);
+      const std::int64_t tpr = whole_warp_threads(chunks, items);
       if (tpr <= limits.preferred_threads_per_row) {
         g.items = items;
         g.threads_per_row = static_cast<int>(tpr);

@@ -45,6 +45,8 @@ struct RowGeometry {
 // >= v (1 for v <= 1).
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
 int pow2_at_least(std::int64_t v);
+// Threads, in whole warps, that cover `chunks` 16-byte chunks at `items` chunks a thread.
+std::int64_t whole_warp_threads(std::int64_t chunks, int items);
 
 // The ITEMS values a kernel is instantiated with for an element size; the CI compile check
 // builds each of them.
