@@ -13,8 +13,11 @@ namespace ladder {
 
 namespace norm {
 
-// The kernel's body on the row group's chunk grid (phase: backward_common.cuh).
-template <typename T, int ITEMS, bool SHIFTED>
+// The kernel's body on the row group's chunk grid (phase: backward_common.cuh). ONE: d fits one
+// tile (the row stays in registers); else rows stream. The two are compiled apart, as in
+// rmsnorm_bwd.cuh: one loop serving both keeps the streaming path's registers live in the
+// one-tile path, which then has no room to load a row ahead.
+template <typename T, int ITEMS, bool ONE, bool SHIFTED>
 __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgamma_partial,
                                                    float* dbeta_partial, const T* x,
                                                    const T* gamma, const T* dy, int rows, int d,
@@ -27,11 +30,9 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   __shared__ norm::ReduceScratch<3> scratch_rest;
   int parity_mean = 0, parity_rest = 0;
   const bool want_partials = dgamma_partial != nullptr && dbeta_partial != nullptr;
-  float dgamma[ITEMS][kVec], dbeta[ITEMS][kVec];
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i)
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) dgamma[i][e] = dbeta[i][e] = 0.f;
+  // One tile: this thread's dgamma (sum 0) and dbeta (sum 1) in shared memory.
+  const norm::SharedColumnSums<T, ITEMS, 2> column_sums;
+  if (ONE && want_partials) column_sums.begin();
 
   // Row pointers of row group threadIdx.y at `base` and their access on the group's chunk grid;
   // returns the columns it may touch (0 for an inactive group past the last row: it points at
@@ -52,11 +53,11 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   T* dxr;
   norm::RowAccess access;
   int cols = row_at(loop.first, xr, dyr, dxr, access);
-  const int tiles = norm::tiles_for<T, ITEMS>(d, phase);
+  const int tiles = ONE ? 1 : norm::tiles_for<T, ITEMS>(d, phase);
   // A thread owns the same gamma chunks in every row: one tile loads them once per block (where
   // registers allow); otherwise each is read just before its use, from L1.
   constexpr bool kHoldGamma = ITEMS * kVec <= 16;
-  const bool hold_gamma = kHoldGamma && tiles == 1;
+  constexpr bool hold_gamma = kHoldGamma && ONE;
   const norm::SkewedAccess ga = norm::weight_access<T, SHIFTED>(gamma, phase);
   uint4 gs[ITEMS];
   if (hold_gamma && gamma != nullptr)
@@ -74,8 +75,9 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   };
   // One tile, where registers allow: each row's x and dy are loaded one row ahead, so the loads
   // overlap the previous row's two reductions and its stores. Rows never overlap in memory.
-  constexpr bool kAhead = ITEMS * kVec <= 8;
-  const bool ahead = kAhead && tiles == 1;
+  // Past 16 values a thread (fp32 at ITEMS 4) ptxas spills.
+  constexpr bool kAhead = ONE && ITEMS * kVec <= 16;
+  constexpr bool ahead = kAhead;
   // x and dy packed as stored: a 16-bit row takes half the registers of fp32.
   uint4 xs[ITEMS], dys[ITEMS], next_x[ITEMS], next_dy[ITEMS];
   if (ahead) {
@@ -87,7 +89,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     for (int t = 0; t < tiles; ++t) {
       if (!ahead) {  // dy too: all of a tile's loads at once
         norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
-        if (tiles == 1) norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
+        if (ONE) norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -113,7 +115,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     // Second reduction: squared deviations, sum(g), sum(g * (x - mean)).
     sums[0] = sums[1] = sums[2] = 0.f;
     for (int t = 0; t < tiles; ++t) {
-      if (tiles > 1) {
+      if (!ONE) {
         norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
         norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
       }
@@ -138,15 +140,15 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     const float mean_g = sums[1] / static_cast<float>(d);
     const float mean_gxhat = inv_std * sums[2] / static_cast<float>(d);
 
-    float* dgamma_row = tiles > 1 && want_partials
+    float* dgamma_row = !ONE && want_partials
                             ? dgamma_partial + static_cast<long long>(blockIdx.x) * d
                             : nullptr;
-    float* dbeta_row = tiles > 1 && want_partials
+    float* dbeta_row = !ONE && want_partials
                            ? dbeta_partial + static_cast<long long>(blockIdx.x) * d
                            : nullptr;
     const bool first_row = base == loop.first;
     for (int t = 0; t < tiles; ++t) {
-      if (tiles > 1) {
+      if (!ONE) {
         norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
         norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
       }
@@ -166,15 +168,12 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
           float gamma_add[kVec];
 #pragma unroll
           for (int e = 0; e < kVec; ++e) gamma_add[e] = dyv[e] * xhat[e];
-          if (dgamma_row != nullptr) {
+          if constexpr (!ONE) {
             norm::accumulate_partial_chunk<T>(dgamma_row, c0, cols, first_row, gamma_add);
             norm::accumulate_partial_chunk<T>(dbeta_row, c0, cols, first_row, dyv);
           } else {
-#pragma unroll
-            for (int e = 0; e < kVec; ++e) {
-              dgamma[i][e] += gamma_add[e];
-              dbeta[i][e] += dyv[e];
-            }
+            column_sums.add(0, i, gamma_add);
+            column_sums.add(1, i, dyv);
           }
         }
         norm::store_chunk(dxr, c0, cols, access.vec, g);
@@ -195,9 +194,14 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       cols = row_at(base + loop.step, xr, dyr, dxr, access);
     }
   }
-  if (want_partials && tiles == 1) {
-    norm::write_block_partial<T, ITEMS, SHIFTED>(dgamma_partial, d, phase, dgamma);
-    norm::write_block_partial<T, ITEMS, SHIFTED>(dbeta_partial, d, phase, dbeta);
+  if constexpr (ONE) {
+    if (want_partials) {
+      float sums[ITEMS][kVec];
+      column_sums.read(0, sums);
+      norm::write_block_partial<T, ITEMS, SHIFTED>(dgamma_partial, d, phase, sums);
+      column_sums.read(1, sums);
+      norm::write_block_partial<T, ITEMS, SHIFTED>(dbeta_partial, d, phase, sums);
+    }
   }
 }
 
@@ -211,15 +215,23 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     layernorm_bwd(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma,
                   const T* dy, int rows, int d, int x_stride, int dy_stride, int dx_stride,
                   float eps) {
+  const bool one = norm::tiles_for<T, ITEMS>(d, 0) == 1;
   int phase = 0;
   if constexpr (SHIFTED) {  // backward_common.cuh
     const long long f = norm::group_first_row(rows);
     const void* first[3] = {x + f * x_stride, dy + f * dy_stride, dx + f * dx_stride};
     // The partials need every row group on one tile when d fits one unshifted.
-    phase = norm::group_phase<T, ITEMS>(first, 3, d, norm::tiles_for<T, ITEMS>(d, 0) == 1);
+    phase = norm::group_phase<T, ITEMS>(first, 3, d, one);
   }
-  norm::layernorm_bwd_rows<T, ITEMS, SHIFTED>(phase, dx, dgamma_partial, dbeta_partial, x, gamma,
-                                              dy, rows, d, x_stride, dy_stride, dx_stride, eps);
+  if (one) {
+    norm::layernorm_bwd_rows<T, ITEMS, true, SHIFTED>(phase, dx, dgamma_partial, dbeta_partial,
+                                                      x, gamma, dy, rows, d, x_stride, dy_stride,
+                                                      dx_stride, eps);
+  } else {
+    norm::layernorm_bwd_rows<T, ITEMS, false, SHIFTED>(phase, dx, dgamma_partial, dbeta_partial,
+                                                       x, gamma, dy, rows, d, x_stride,
+                                                       dy_stride, dx_stride, eps);
+  }
 }
 
 }  // namespace ladder

@@ -125,11 +125,10 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
   const SkewedAccess wa = weight_access<T, SHIFTED>(w, phase);
 
   const int nt = ONE ? 1 : tiles;
-  float dw[ONE ? ITEMS : 1][kVec];  // one tile: this thread's dw sums, in registers
-#pragma unroll
-  for (int i = 0; i < (ONE ? ITEMS : 1); ++i)
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) dw[i][e] = 0.f;
+  // One tile: this thread's dw sums; the fused op keeps them in shared memory, where they leave
+  // its registers room for four packed row chunks (backward_common.cuh).
+  typename ColumnSums<T, ITEMS, 1, FUSED>::type dw_sums;
+  if (ONE && want_dw) dw_sums.begin();
   // A thread owns the same weight chunks in every row: one tile loads them once per block
   // (where registers allow); otherwise each is read before its use, from L1.
   constexpr bool kHoldW = ONE && kRowChunks <= 8;
@@ -200,8 +199,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
         }
         if (want_dw) {
           if constexpr (ONE) {
-#pragma unroll
-            for (int e = 0; e < kVec; ++e) dw[i][e] += contrib[e];
+            dw_sums.add(0, i, contrib);
           } else {
             accumulate_partial_chunk<T>(partial_row, c0, cols, first_row, contrib);
           }
@@ -220,7 +218,11 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
     }
   }
   if constexpr (ONE) {
-    if (want_dw) write_block_partial<T, ITEMS, SHIFTED>(dw_partial, d, phase, dw);
+    if (want_dw) {
+      float dw[ITEMS][kVec];
+      dw_sums.read(0, dw);
+      write_block_partial<T, ITEMS, SHIFTED>(dw_partial, d, phase, dw);
+    }
   }
 }
 

@@ -258,6 +258,31 @@ TEST_CASE("backward plans: shifted kernels for rows off the 16-byte grid, SMs ke
   CHECK(pinned1.front().entry.find(", true>") != std::string::npos);
 }
 
+TEST_CASE("backward plans: shared memory for the weight-gradient sums the kernels keep there",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  // add_rmsnorm_bwd keeps dw (1 sum) and layernorm_bwd dgamma and dbeta (2) in shared memory:
+  // 4 bytes a value, 16 values a thread at these shapes (kernels/backward_common.cuh);
+  // rmsnorm_bwd keeps dw in registers.
+  for (const auto& [rows, d] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+           {16384, 4096}, {8192, 2049}, {7, 8}, {4, 65536}}) {
+    for (DType dt : {DType::F32, DType::BF16}) {
+      for (const auto& [op, sums] : std::vector<std::pair<std::string, int>>{
+               {"rmsnorm_bwd", 0}, {"add_rmsnorm_bwd", 1}, {"layernorm_bwd", 2}}) {
+        const auto L = entry_of({op, dt, {}}, rows, d);
+        INFO(op << " " << rows << "x" << d << " " << L.entry << " block " << L.block[0] << "x"
+                << L.block[1]);
+        const std::size_t items = std::stoul(L.entry.substr(L.entry.find(", ") + 2));
+        const std::size_t values = items * (dt == DType::F32 ? 4 : 8);
+        CHECK(L.shared_bytes == std::size_t{L.block[0]} * L.block[1] * values * 4 * sums);
+      }
+    }
+  }
+  // Without weight gradients, none.
+  CHECK(entry_of({"add_rmsnorm_bwd", DType::BF16, {{"weight", "none"}}}, 16384, 4096).shared_bytes == 0);
+  CHECK(entry_of({"layernorm_bwd", DType::BF16, {{"affine", "0"}}}, 16384, 4096).shared_bytes == 0);
+}
+
 TEST_CASE("staged schedule: auto takes it only where it measured faster; its grid and memory",
           "[kernels]") {
   ladder::register_builtin_oracles();

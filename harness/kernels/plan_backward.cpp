@@ -123,6 +123,17 @@ KernelLaunch column_sum_launch(const KernelLaunch& first, DType dt, const std::s
   return L;
 }
 
+// Dynamic shared memory of a backward launch: add_rmsnorm_bwd (1 sum, dw) and layernorm_bwd (2,
+// dgamma and dbeta) keep a one-tile thread's weight-gradient sums there
+// (kernels/backward_common.cuh, SharedColumnSums), 16 bytes per 4 values of a thread's chunks;
+// rmsnorm_bwd keeps its one in registers (0 here). Streaming rows use none, but the kernel picks its
+// path from d alone (a shifted row may stream where the unshifted grid fits one tile), so every
+// launch with gradients gets them; the kernel traps on too little.
+std::uint32_t column_sums_bytes(const RowGeometry& g, int sums) {
+  const std::int64_t threads = std::int64_t{g.threads_per_row} * g.rows_per_block;
+  return static_cast<std::uint32_t>(threads * sums * g.items * g.vec * 4);
+}
+
 ConcreteBuffer rows_by_d(const std::string& name, BufferRole role, DType dt, const Shape& s,
                          std::int64_t stride) {
   return matrix(name, role, dt, s.rows, s.d, stride, "normal");
@@ -184,7 +195,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
             i32(strides["dx"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g);
+  set_geometry(L, g);  // dw sums in registers
   L.oracle = "kernel.rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   std::vector<KernelLaunch> out{L};
@@ -247,7 +258,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
             i32(strides["dr"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g);
+  set_geometry(L, g, column_sums_bytes(g, has_w ? 1 : 0));
   L.oracle = "kernel.add_rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   std::vector<KernelLaunch> out{L};
@@ -300,7 +311,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
             i32(strides["dy"]),
             i32(strides["dx"]),
             f32(eps)};
-  set_geometry(L, g);
+  set_geometry(L, g, column_sums_bytes(g, affine ? 2 : 0));
   L.oracle = "kernel.layernorm_bwd";
   L.scalars = {{"eps", eps}};
   std::vector<KernelLaunch> out{L};
