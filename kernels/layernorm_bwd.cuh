@@ -1,10 +1,12 @@
 // LayerNorm backward.
-//   mean, rstd recomputed from x (two-pass, as in the forward), xhat = (x - mean) * rstd,
+//   mean, rstd as the forward pass saved them, or recomputed from x (two-pass, as in the
+//   forward) when the caller passes none; xhat = (x - mean) * rstd,
 //   g = dy * gamma (gamma = 1 when absent)
 //   dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
 //   dgamma = sum over rows of dy * xhat, dbeta = sum over rows of dy
-// Recomputing the statistics saves callers from keeping them; the second reduction carries
-// sum((x - mean)^2), sum(g) and sum(g * (x - mean)) together, so the whole row costs two barriers.
+// With saved statistics a row takes one reduction (sum(g) and sum(g * (x - mean)) together);
+// recomputing them saves callers from keeping them at the cost of a second one first (the mean),
+// the later one then carrying sum((x - mean)^2) too.
 // Geometry and ABI: kernels/README.md. Partials: backward_common.cuh and column_sum.cuh.
 #pragma once
 #include "backward_common.cuh"
@@ -20,9 +22,10 @@ namespace norm {
 template <typename T, int ITEMS, bool ONE, bool SHIFTED>
 __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgamma_partial,
                                                    float* dbeta_partial, const T* x,
-                                                   const T* gamma, const T* dy, int rows, int d,
-                                                   int x_stride, int dy_stride, int dx_stride,
-                                                   float eps) {
+                                                   const T* gamma, const T* dy,
+                                                   const float* mean, const float* rstd, int rows,
+                                                   int d, int x_stride, int dy_stride,
+                                                   int dx_stride, float eps) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
   // One buffer per reduction: consecutive uses of either are separated by the other's barrier.
@@ -48,11 +51,19 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     a = norm::backward_access<T, SHIFTED>(ptrs, 3, phase);
     return row < rows ? d : 0;
   };
+  // The saved (mean, rstd) of row group threadIdx.y at `base`; zeros past the last row.
+  const bool saved = mean != nullptr && rstd != nullptr;
+  auto stats_at = [&](long long base) -> float2 {
+    const long long row = base + threadIdx.y;
+    return saved && row < rows ? make_float2(__ldg(mean + row), __ldg(rstd + row))
+                               : make_float2(0.f, 0.f);
+  };
   const norm::RowLoop loop;
   const T *xr, *dyr;
   T* dxr;
   norm::RowAccess access;
   int cols = row_at(loop.first, xr, dyr, dxr, access);
+  float2 stats = stats_at(loop.first);
   const int tiles = ONE ? 1 : norm::tiles_for<T, ITEMS>(d, phase);
   // A thread owns the same gamma chunks in every row: one tile loads them once per block (where
   // registers allow); otherwise each is read just before its use, from L1.
@@ -85,37 +96,43 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     norm::load_tile<T, ITEMS>(dyr, 0, access.vec, phase, cols, dys);
   }
   for (long long base = loop.first; base < rows; base += loop.step) {
-    float sums[3] = {0.f, 0.f, 0.f};
-    for (int t = 0; t < tiles; ++t) {
-      if (!ahead) {  // dy too: all of a tile's loads at once
-        norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
-        if (ONE) norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
-      }
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        float xv[kVec];
-        E::unpack(xs[i], xv);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) sums[0] += xv[e];
-      }
-    }
     const T *nxr = nullptr, *ndyr = nullptr;
     T* ndxr = nullptr;
     norm::RowAccess naccess;
     int ncols = 0;
+    float2 next_stats = make_float2(0.f, 0.f);
     if (ahead) {  // past the last row: zeros, no loads
       ncols = row_at(base + loop.step, nxr, ndyr, ndxr, naccess);
       norm::load_tile<T, ITEMS>(nxr, 0, naccess.vec, phase, ncols, next_x);
       norm::load_tile<T, ITEMS>(ndyr, 0, naccess.vec, phase, ncols, next_dy);
+      next_stats = stats_at(base + loop.step);
     }
-    float total[1] = {sums[0]};
-    norm::row_group_sum(total, scratch_mean, parity_mean);
-    const float mu = total[0] / static_cast<float>(d);
+    float sums[3] = {0.f, 0.f, 0.f};
+    float mu = stats.x;
+    if (!saved) {  // the mean: a first pass and its own reduction
+      for (int t = 0; t < tiles; ++t) {
+        if (!ahead) {  // dy too: all of a tile's loads at once
+          norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
+          if (ONE) norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
+        }
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+          float xv[kVec];
+          E::unpack(xs[i], xv);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) sums[0] += xv[e];
+        }
+      }
+      float total[1] = {sums[0]};
+      norm::row_group_sum(total, scratch_mean, parity_mean);
+      mu = total[0] / static_cast<float>(d);
+    }
 
-    // Second reduction: squared deviations, sum(g), sum(g * (x - mean)).
+    // The (second) reduction: squared deviations (recomputed rstd only), sum(g),
+    // sum(g * (x - mean)).
     sums[0] = sums[1] = sums[2] = 0.f;
     for (int t = 0; t < tiles; ++t) {
-      if (!ONE) {
+      if (!ONE || (!ahead && saved)) {  // not loaded yet
         norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
         norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
       }
@@ -136,7 +153,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       }
     }
     norm::row_group_sum(sums, scratch_rest, parity_rest);
-    const float inv_std = 1.f / sqrtf(sums[0] / static_cast<float>(d) + eps);
+    const float inv_std = saved ? stats.y : 1.f / sqrtf(sums[0] / static_cast<float>(d) + eps);
     const float mean_g = sums[1] / static_cast<float>(d);
     const float mean_gxhat = inv_std * sums[2] / static_cast<float>(d);
 
@@ -185,6 +202,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       dxr = ndxr;
       access = naccess;
       cols = ncols;
+      stats = next_stats;
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         xs[i] = next_x[i];
@@ -192,6 +210,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       }
     } else {
       cols = row_at(base + loop.step, xr, dyr, dxr, access);
+      stats = stats_at(base + loop.step);
     }
   }
   if constexpr (ONE) {
@@ -209,12 +228,14 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
 
 // ITEMS: 16-byte chunks per thread (host-chosen; README). Grid: a fixed number of blocks, each
 // looping over rows. dgamma_partial, dbeta_partial: [gridDim.x, d] fp32 scratch (nullable: no
-// affine parameters), reduced by column_sum<T>. gamma: nullable.
+// affine parameters), reduced by column_sum<T>. gamma: nullable. mean, rstd: [rows] fp32 as the
+// forward pass wrote them (layernorm_fwd's mean and rstd outputs), or both null to recompute them
+// from x (eps is then used; with saved statistics it is not).
 template <typename T, int ITEMS, bool SHIFTED = false>
 __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     layernorm_bwd(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma,
-                  const T* dy, int rows, int d, int x_stride, int dy_stride, int dx_stride,
-                  float eps) {
+                  const T* dy, const float* mean, const float* rstd, int rows, int d,
+                  int x_stride, int dy_stride, int dx_stride, float eps) {
   const bool one = norm::tiles_for<T, ITEMS>(d, 0) == 1;
   int phase = 0;
   if constexpr (SHIFTED) {  // backward_common.cuh
@@ -225,12 +246,12 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
   }
   if (one) {
     norm::layernorm_bwd_rows<T, ITEMS, true, SHIFTED>(phase, dx, dgamma_partial, dbeta_partial,
-                                                      x, gamma, dy, rows, d, x_stride, dy_stride,
-                                                      dx_stride, eps);
+                                                      x, gamma, dy, mean, rstd, rows, d, x_stride,
+                                                      dy_stride, dx_stride, eps);
   } else {
     norm::layernorm_bwd_rows<T, ITEMS, false, SHIFTED>(phase, dx, dgamma_partial, dbeta_partial,
-                                                       x, gamma, dy, rows, d, x_stride,
-                                                       dy_stride, dx_stride, eps);
+                                                       x, gamma, dy, mean, rstd, rows, d,
+                                                       x_stride, dy_stride, dx_stride, eps);
   }
 }
 

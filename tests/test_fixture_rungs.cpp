@@ -103,10 +103,18 @@ TEST_CASE("every committed fixture case maps to verify rungs or is skipped with 
     ops.insert(r.kernel->op);
     REQUIRE(r.cases.size() == 1);
     saw_empty |= r.cases[0].at("rows") == 0;
-    // What the child will run: every kernel input comes from the fixture, nothing is random.
+    // What the child will run: every kernel input comes from the fixture, or from a fixture
+    // input (layernorm_bwd's saved statistics, from x); nothing is random.
     const auto plans = isolate::plan_case(r, r.cases[0]);
-    for (const auto& b : plans.front().buffers)
-      if (is_input(b)) CHECK(is_fixture_init(b.init));
+    for (const auto& b : plans.front().buffers) {
+      if (!is_input(b)) continue;
+      if (is_derived_init(b.init)) {
+        CHECK(r.kernel->op == "layernorm_bwd");
+        CHECK(b.init.find(":x") != std::string::npos);
+      } else {
+        CHECK(is_fixture_init(b.init));
+      }
+    }
     if (r.kernel->op == "add_rmsnorm_bwd") CHECK(r.kernel->variant.at("dh") == "1");
     if (r.kernel->op == "add_rmsnorm") CHECK(r.kernel->variant.count("convention") == 1);
     if (r.kernel->op == "layernorm_bwd") CHECK(r.kernel->inits.count("beta") == 0);
@@ -136,7 +144,7 @@ TEST_CASE("fixture-backed buffers hold exactly the fixture's values", "[fixtures
     if (r.name.find("specials") == std::string::npos && r.name.find("d8x1") == std::string::npos) continue;
     const auto plans = isolate::plan_case(r, r.cases[0]);
     for (const auto& b : plans.front().buffers) {
-      if (!is_input(b)) continue;
+      if (!is_input(b) || is_derived_init(b.init)) continue;  // derived: test_generators.cpp
       INFO(r.name << " " << b.name);
       const auto& values = fixture_input_values(parse_fixture_init(b.init));
       const auto bytes = generate(b, 1), again = generate(b, 99);

@@ -74,10 +74,9 @@ json time_plans(const std::vector<KernelLaunch>& plans, isolate::ImageSet& image
                 const toolchain::DeviceMemory& flush, int iters) {
   const auto& api = *toolchain::driver();
   DeviceBuffers buffers(plans.front().buffers);
-  std::map<std::string, std::vector<std::byte>> inputs;
-  for (const auto& b : plans.front().buffers)
-    if (b.is_filled_input())
-      inputs.emplace(b.name, generate(b, mix_seed(plans.front().seed, b.name)));
+  const auto inputs = generate_inputs(plans.front().buffers, [&](const ConcreteBuffer& b) {
+    return mix_seed(plans.front().seed, b.name);
+  });
   buffers.prepare(inputs, kSentinelA);
   auto launches = pack(plans, images, buffers);
   for (int i = 0; i < 3; ++i) launch_all(launches);

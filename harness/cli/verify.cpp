@@ -67,7 +67,9 @@ std::vector<Variant> variants_of(const std::string& op) {
     return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}},
             {{"shift", "1"}}};
   if (op == "layernorm_bwd")
-    return {{{"affine", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}}, {{"shift", "1"}}};
+    return {{{"affine", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}}, {{"shift", "1"}},
+            {{"stats", "recompute"}}, {{"stats", "recompute"}, {"strided", "odd"}},
+            {{"stats", "recompute"}, {"affine", "0"}}};
   return {};
 }
 

@@ -51,7 +51,8 @@ std::vector<std::byte> generate(const ConcreteBuffer& b, std::uint64_t seed) {
   }
   if (kind != "normal" && kind != "uniform" && kind != "ones" && kind != "arange" && kind != "constant")
     throw std::invalid_argument(fmt::format(
-        "buffer {}: unknown init '{}' (known: normal, uniform, ones, arange, constant:V, fixture:FILE#CASE/INPUT)", b.name, b.init));
+        "buffer {}: unknown init '{}' (known: normal, uniform, ones, arange, constant:V, fixture:FILE#CASE/INPUT; "
+        "row_mean:SRC and row_rstd:SRC:EPS through generate_inputs)", b.name, b.init));
   // Each block of kBlock logical elements has its own stream, so the bytes are the same however
   // many threads fill them.
   constexpr std::int64_t kBlock = 1 << 16;
@@ -95,6 +96,96 @@ std::vector<double> logical_values(const ConcreteBuffer& b, const std::vector<st
                          storage.data() + (r * static_cast<std::size_t>(b.row_stride) + static_cast<std::size_t>(c)) * esize,
                          b.dtype);
                });
+  return out;
+}
+
+namespace {
+
+struct Derived {
+  std::string kind;    // row_mean, row_rstd
+  std::string source;  // buffer name
+  double eps = 0;
+};
+
+Derived parse_derived(const ConcreteBuffer& b) {
+  Derived out;
+  const auto colon = b.init.find(':');
+  out.kind = b.init.substr(0, colon);
+  std::string rest = colon == std::string::npos ? "" : b.init.substr(colon + 1);
+  if (out.kind == "row_rstd") {
+    const auto second = rest.find(':');
+    bool ok = second != std::string::npos;
+    if (ok) {
+      const std::string eps = rest.substr(second + 1);
+      try {
+        std::size_t used = 0;
+        out.eps = std::stod(eps, &used);
+        ok = used == eps.size() && out.eps > 0;
+      } catch (const std::exception&) {
+        ok = false;
+      }
+      rest = rest.substr(0, second);
+    }
+    if (!ok)
+      throw std::invalid_argument(fmt::format("buffer {}: init '{}': expected row_rstd:SOURCE:EPS with EPS > 0", b.name, b.init));
+  }
+  if (rest.empty())
+    throw std::invalid_argument(fmt::format("buffer {}: init '{}': expected {}:SOURCE", b.name, b.init, out.kind));
+  out.source = rest;
+  return out;
+}
+
+std::vector<std::byte> derive(const ConcreteBuffer& b, const Derived& how, const ConcreteBuffer& src,
+                              const std::vector<std::byte>& src_bytes) {
+  if (b.logical_elements() != src.rows)
+    throw std::invalid_argument(fmt::format("buffer {}: init '{}': {} elements, but {} has {} rows", b.name, b.init,
+                                            b.logical_elements(), src.name, src.rows));
+  const std::vector<double> v = logical_values(src, src_bytes);
+  const std::size_t esize = size_of(b.dtype);
+  std::vector<std::byte> out(static_cast<std::size_t>(b.storage_elements()) * esize);
+  const std::int64_t d = src.cols;
+  parallel_for(static_cast<std::size_t>(src.rows), 64, [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t r = lo; r < hi; ++r) {
+      const double* row = v.data() + r * static_cast<std::size_t>(d);
+      double mean = 0;
+      for (std::int64_t c = 0; c < d; ++c) mean += row[c];
+      mean /= static_cast<double>(d);
+      double value = mean;
+      if (how.kind == "row_rstd") {
+        double var = 0;
+        for (std::int64_t c = 0; c < d; ++c) var += (row[c] - mean) * (row[c] - mean);
+        value = 1.0 / std::sqrt(var / static_cast<double>(d) + how.eps);
+      }
+      const std::int64_t index = static_cast<std::int64_t>(r);
+      const std::int64_t br = b.cols ? index / b.cols : 0, bc = b.cols ? index % b.cols : 0;
+      store_element(out.data() + static_cast<std::size_t>(br * b.row_stride + bc) * esize, b.dtype, value);
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+bool is_derived_init(const std::string& init) {
+  return init.rfind("row_mean:", 0) == 0 || init.rfind("row_rstd:", 0) == 0;
+}
+
+std::map<std::string, std::vector<std::byte>> generate_inputs(
+    const std::vector<ConcreteBuffer>& buffers, const std::function<std::uint64_t(const ConcreteBuffer&)>& seed_of) {
+  std::map<std::string, std::vector<std::byte>> out;
+  for (const auto& b : buffers)
+    if (b.is_filled_input() && !is_derived_init(b.init)) out.emplace(b.name, generate(b, seed_of(b)));
+  for (const auto& b : buffers) {
+    if (!b.is_filled_input() || !is_derived_init(b.init)) continue;
+    const Derived how = parse_derived(b);
+    const ConcreteBuffer* src = nullptr;
+    for (const auto& s : buffers)
+      if (s.name == how.source) src = &s;
+    if (src == nullptr || !out.count(how.source) || is_derived_init(src->init))
+      throw std::invalid_argument(fmt::format("buffer {}: init '{}': '{}' is not a generated input", b.name, b.init,
+                                              how.source));
+    out.emplace(b.name, derive(b, how, *src, out.at(how.source)));
+  }
   return out;
 }
 

@@ -3,7 +3,10 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "harness/ladder/launch.h"
@@ -19,5 +22,17 @@ std::vector<std::byte> generate(const ConcreteBuffer& b, std::uint64_t seed);
 std::vector<double> logical_values(const ConcreteBuffer& b, const std::vector<std::byte>& storage);
 
 std::uint64_t mix_seed(std::uint64_t seed, const std::string& text);
+
+// Derived inits are computed from another input's values, for kernels that take what a forward
+// pass saved: "row_mean:SRC" (each row's mean of SRC) and "row_rstd:SRC:EPS" (1 / sqrt(biased
+// variance + EPS)), both in fp64 from SRC's stored values, then stored in the buffer's dtype.
+bool is_derived_init(const std::string& init);
+
+// Every filled input of `buffers`: generators first (seed_of picks each one's seed), then the
+// derived ones. Throws std::invalid_argument naming the buffer for a derived init whose source
+// is not a filled input or whose length is not the source's row count.
+std::map<std::string, std::vector<std::byte>> generate_inputs(
+    const std::vector<ConcreteBuffer>& buffers,
+    const std::function<std::uint64_t(const ConcreteBuffer&)>& seed_of);
 
 }  // namespace ladder

@@ -141,11 +141,8 @@ void run_case(const Rung& rung, const std::vector<KernelLaunch>& plans, ImageSet
   // Stage: buffers. Inputs are generated on the host in their dtype, so the oracle sees exactly
   // the values the device reads.
   t0 = Clock::now();
-  std::map<std::string, std::vector<std::byte>> host_inputs;
   const std::uint64_t case_seed = mix_seed(first.seed, shape_text(out.shape));
-  for (const auto& b : first.buffers)
-    if (b.is_filled_input())
-      host_inputs.emplace(b.name, generate(b, case_seed));
+  const auto host_inputs = generate_inputs(first.buffers, [&](const ConcreteBuffer&) { return case_seed; });
   DeviceBuffers buffers(first.buffers);
   out.ms["buffers"] = ms_since(t0);
   out.stage = Stage::Buffers;

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "harness/kernels/plan_builder.h"
 #include "harness/kernels/planners.h"
 
@@ -23,6 +25,9 @@ constexpr int kColumnSumSlices = 32;
 constexpr int kResidentThreadsPerSm = 512;
 
 const std::vector<std::string> kShift = {"auto", "0", "1"};
+// layernorm_bwd's statistics: the forward pass's saved mean and rstd (as torch's native
+// LayerNorm backward takes them; one reduction a row), or recomputed from x (two).
+const std::vector<std::string> kStats = {"saved", "recompute"};
 
 // The kernels' SHIFTED parameter (kernels/backward_common.cuh): rows off the 16-byte grid run
 // on a chunk grid shifted by each row group's phase; aligned rows take the unshifted kernel,
@@ -271,6 +276,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   const std::string op = "layernorm_bwd";
   VariantReader v(op, ref.variant);
   const bool affine = v.get("affine", "1", kFlag) == "1";
+  const bool saved = v.get("stats", "saved", kStats) == "saved";
   const std::string strided = v.get("strided", "0", kStrided);
   const std::string shift = v.get("shift", "auto", kShift);
   const std::size_t elem = io_elem_size(op, ref.dtype);
@@ -292,6 +298,11 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   if (affine) L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(rows_by_d("dy", BufferRole::Input, ref.dtype, s, strides["dy"]));
   L.buffers.push_back(rows_by_d("dx", BufferRole::Output, ref.dtype, s, strides["dx"]));
+  if (saved) {  // what the forward pass wrote, computed from x in fp64 (harness/device/generators.h)
+    L.buffers.push_back(vector("mean", BufferRole::Input, DType::F32, s.rows, "row_mean:x"));
+    L.buffers.push_back(
+        vector("rstd", BufferRole::Input, DType::F32, s.rows, fmt::format("row_rstd:x:{}", eps)));
+  }
   if (affine) {
     L.buffers.push_back(vector("dgamma", BufferRole::Output, ref.dtype, s.d, "normal"));
     L.buffers.push_back(vector("dbeta", BufferRole::Output, ref.dtype, s.d, "normal"));
@@ -305,6 +316,8 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
             pointer("x"),
             affine ? pointer("gamma") : null_pointer(),
             pointer("dy"),
+            saved ? pointer("mean") : null_pointer(),
+            saved ? pointer("rstd") : null_pointer(),
             i32(s.rows),
             i32(s.d),
             i32(strides["x"]),
