@@ -281,6 +281,22 @@ TEST_CASE("backward plans: shared memory for the weight-gradient sums the kernel
   // Without weight gradients, none.
   CHECK(entry_of({"add_rmsnorm_bwd", DType::BF16, {{"weight", "none"}}}, 16384, 4096).shared_bytes == 0);
   CHECK(entry_of({"layernorm_bwd", DType::BF16, {{"affine", "0"}}}, 16384, 4096).shared_bytes == 0);
+  // broken_launch=short_shared (probes/selftest.json): 16 bytes short, the rest unchanged; a plan
+  // error where there are no sums to shorten, and for rmsnorm_bwd (registers).
+  for (const char* op : {"add_rmsnorm_bwd", "layernorm_bwd"}) {
+    const auto planned = entry_of({op, DType::BF16, {}}, 300, 4096);
+    const auto shorted = entry_of({op, DType::BF16, {{"broken_launch", "short_shared"}}}, 300, 4096);
+    CHECK(shorted.entry == planned.entry);
+    CHECK(shorted.block == planned.block);
+    CHECK(shorted.grid == planned.grid);
+    CHECK(shorted.shared_bytes + 16 == planned.shared_bytes);
+  }
+  CHECK_THROWS_WITH(ladder::kernels::plan({"layernorm_bwd", DType::BF16, {{"affine", "0"}, {"broken_launch", "short_shared"}}},
+                                          {{"rows", 300}, {"d", 4096}}, kEps),
+                    ladder_test::has_substr("needs weight gradients"));
+  CHECK_THROWS_WITH(ladder::kernels::plan({"rmsnorm_bwd", DType::BF16, {{"broken_launch", "short_shared"}}},
+                                          {{"rows", 300}, {"d", 4096}}, kEps),
+                    ladder_test::has_substr("broken_launch"));
 }
 
 TEST_CASE("staged schedule: auto takes it only where it measured faster; its grid and memory",

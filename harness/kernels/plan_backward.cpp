@@ -139,6 +139,17 @@ std::uint32_t column_sums_bytes(const RowGeometry& g, int sums) {
   return static_cast<std::uint32_t>(threads * sums * g.items * g.vec * 4);
 }
 
+// broken_launch=short_shared, for probes/selftest.json: 16 bytes less than the sums need. The
+// kernel must trap (a crash) rather than let one thread's sums run past the block's memory.
+std::uint32_t sums_bytes_as_asked(VariantReader& v, const std::string& op, const RowGeometry& g,
+                                  int sums) {
+  const std::uint32_t bytes = column_sums_bytes(g, sums);
+  if (v.get("broken_launch", "none", {"none", "short_shared"}) == "none") return bytes;
+  if (bytes == 0)
+    throw std::invalid_argument(op + ": broken_launch=short_shared needs weight gradients");
+  return bytes - 16;
+}
+
 ConcreteBuffer rows_by_d(const std::string& name, BufferRole role, DType dt, const Shape& s,
                          std::int64_t stride) {
   return matrix(name, role, dt, s.rows, s.d, stride, "normal");
@@ -220,7 +231,6 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = with_device(backward_row_limits(), device);
   const int forced = v.items(elem, limits);
-  v.finish();
   const Shape s = read_shape(op, c);
   const double eps = read_eps(op, sc);
   const bool has_w = weight != "none";
@@ -263,7 +273,8 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
             i32(strides["dr"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g, column_sums_bytes(g, has_w ? 1 : 0));
+  set_geometry(L, g, sums_bytes_as_asked(v, op, g, has_w ? 1 : 0));
+  v.finish();
   L.oracle = "kernel.add_rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   std::vector<KernelLaunch> out{L};
@@ -282,7 +293,6 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = with_device(backward_row_limits(), device);
   const int forced = v.items(elem, limits);
-  v.finish();
   const Shape s = read_shape(op, c);
   const double eps = read_eps(op, sc);
 
@@ -324,7 +334,8 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
             i32(strides["dy"]),
             i32(strides["dx"]),
             f32(eps)};
-  set_geometry(L, g, column_sums_bytes(g, affine ? 2 : 0));
+  set_geometry(L, g, sums_bytes_as_asked(v, op, g, affine ? 2 : 0));
+  v.finish();
   L.oracle = "kernel.layernorm_bwd";
   L.scalars = {{"eps", eps}};
   std::vector<KernelLaunch> out{L};

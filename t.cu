@@ -1,0 +1,38 @@
+#include "/work/main/kernels/rmsnorm_bwd.cuh"
+#include "/work/main/kernels/layernorm_bwd.cuh"
+template __global__ void ladder::rmsnorm_bwd<float,1,false>(float*, float*, const float*, const float*, const float*, int,int,int,int,int,float,float);
+template __global__ void ladder::add_rmsnorm_bwd<float,1,false>(float*, float*, float*, const float*, const float*, const float*, const float*, const float*, int,int,int,int,int,int,int,int,float,float);
+template __global__ void ladder::layernorm_bwd<float,1,false>(float*, float*, float*, const float*, const float*, const float*, const float*, const float*, int,int,int,int,int,float);
+template __global__ void ladder::rmsnorm_bwd<float,2,false>(float*, float*, const float*, const float*, const float*, int,int,int,int,int,float,float);
+template __global__ void ladder::add_rmsnorm_bwd<float,2,false>(float*, float*, float*, const float*, const float*, const float*, const float*, const float*, int,int,int,int,int,int,int,int,float,float);
+template __global__ void ladder::layernorm_bwd<float,2,false>(float*, float*, float*, const float*, const float*, const float*, const float*, const float*, int,int,int,int,int,float);
+template __global__ void ladder::rmsnorm_bwd<float,4,false>(float*, float*, const float*, const float*, const float*, int,int,int,int,int,float,float);
+template __global__ void ladder::add_rmsnorm_bwd<float,4,false>(float*, float*, float*, const float*, const float*, const float*, const float*, const float*, int,int,int,int,int,int,int,int,float,float);
+template __global__ void ladder::layernorm_bwd<float,4,false>(float*, float*, float*, const float*, const float*, const float*, const float*, const float*, int,int,int,int,int,float);
+template __global__ void ladder::rmsnorm_bwd<__nv_bfloat16,1,false>(__nv_bfloat16*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, int,int,int,int,int,float,float);
+template __global__ void ladder::add_rmsnorm_bwd<__nv_bfloat16,1,false>(__nv_bfloat16*, __nv_bfloat16*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, int,int,int,int,int,int,int,int,float,float);
+template __global__ void ladder::layernorm_bwd<__nv_bfloat16,1,false>(__nv_bfloat16*, float*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const float*, const float*, int,int,int,int,int,float);
+template __global__ void ladder::rmsnorm_bwd<__nv_bfloat16,2,false>(__nv_bfloat16*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, int,int,int,int,int,float,float);
+template __global__ void ladder::add_rmsnorm_bwd<__nv_bfloat16,2,false>(__nv_bfloat16*, __nv_bfloat16*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, int,int,int,int,int,int,int,int,float,float);
+template __global__ void ladder::layernorm_bwd<__nv_bfloat16,2,false>(__nv_bfloat16*, float*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const float*, const float*, int,int,int,int,int,float);
+template __global__ void ladder::rmsnorm_bwd<__nv_bfloat16,4,false>(__nv_bfloat16*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, int,int,int,int,int,float,float);
+template __global__ void ladder::add_rmsnorm_bwd<__nv_bfloat16,4,false>(__nv_bfloat16*, __nv_bfloat16*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, int,int,int,int,int,int,int,int,float,float);
+template __global__ void ladder::layernorm_bwd<__nv_bfloat16,4,false>(__nv_bfloat16*, float*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const float*, const float*, int,int,int,int,int,float);
+template __global__ void ladder::rmsnorm_bwd<float,1,true>(float*, float*, const float*, const float*, const float*, int,int,int,int,int,float,float);
+template __global__ void ladder::add_rmsnorm_bwd<float,1,true>(float*, float*, float*, const float*, const float*, const float*, const float*, const float*, int,int,int,int,int,int,int,int,float,float);
+template __global__ void ladder::layernorm_bwd<float,1,true>(float*, float*, float*, const float*, const float*, const float*, const float*, const float*, int,int,int,int,int,float);
+template __global__ void ladder::rmsnorm_bwd<float,2,true>(float*, float*, const float*, const float*, const float*, int,int,int,int,int,float,float);
+template __global__ void ladder::add_rmsnorm_bwd<float,2,true>(float*, float*, float*, const float*, const float*, const float*, const float*, const float*, int,int,int,int,int,int,int,int,float,float);
+template __global__ void ladder::layernorm_bwd<float,2,true>(float*, float*, float*, const float*, const float*, const float*, const float*, const float*, int,int,int,int,int,float);
+template __global__ void ladder::rmsnorm_bwd<float,4,true>(float*, float*, const float*, const float*, const float*, int,int,int,int,int,float,float);
+template __global__ void ladder::add_rmsnorm_bwd<float,4,true>(float*, float*, float*, const float*, const float*, const float*, const float*, const float*, int,int,int,int,int,int,int,int,float,float);
+template __global__ void ladder::layernorm_bwd<float,4,true>(float*, float*, float*, const float*, const float*, const float*, const float*, const float*, int,int,int,int,int,float);
+template __global__ void ladder::rmsnorm_bwd<__nv_bfloat16,1,true>(__nv_bfloat16*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, int,int,int,int,int,float,float);
+template __global__ void ladder::add_rmsnorm_bwd<__nv_bfloat16,1,true>(__nv_bfloat16*, __nv_bfloat16*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, int,int,int,int,int,int,int,int,float,float);
+template __global__ void ladder::layernorm_bwd<__nv_bfloat16,1,true>(__nv_bfloat16*, float*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const float*, const float*, int,int,int,int,int,float);
+template __global__ void ladder::rmsnorm_bwd<__nv_bfloat16,2,true>(__nv_bfloat16*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, int,int,int,int,int,float,float);
+template __global__ void ladder::add_rmsnorm_bwd<__nv_bfloat16,2,true>(__nv_bfloat16*, __nv_bfloat16*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, int,int,int,int,int,int,int,int,float,float);
+template __global__ void ladder::layernorm_bwd<__nv_bfloat16,2,true>(__nv_bfloat16*, float*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const float*, const float*, int,int,int,int,int,float);
+template __global__ void ladder::rmsnorm_bwd<__nv_bfloat16,4,true>(__nv_bfloat16*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, int,int,int,int,int,float,float);
+template __global__ void ladder::add_rmsnorm_bwd<__nv_bfloat16,4,true>(__nv_bfloat16*, __nv_bfloat16*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, int,int,int,int,int,int,int,int,float,float);
+template __global__ void ladder::layernorm_bwd<__nv_bfloat16,4,true>(__nv_bfloat16*, float*, float*, const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, const float*, const float*, int,int,int,int,int,float);
