@@ -270,6 +270,13 @@ __device__ __forceinline__ int chunk_column(int tile, int item, int phase) {
          phase;
 }
 
+// Whether the chunk at column c0 lies wholly inside [0, cols): such a chunk needs no per-element
+// column test (all but a row's two edge chunks and the tile's tail).
+template <typename T>
+__device__ __forceinline__ bool chunk_inside(int c0, int cols) {
+  return c0 >= 0 && c0 + Elem<T>::kVec <= cols;
+}
+
 // Tiles needed to cover d columns with the given phase. One tile: the row lives in registers and
 // DRAM is read once. More: the kernel streams the row twice (the second read mostly hits L2).
 template <typename T, int ITEMS>
