@@ -2,6 +2,7 @@
 # One batch of GPU work for the device machine: build there, run both ladders with the overhead
 # benchmark, the GPU tests, and whatever extra steps are named. Everything lands in $OUT.
 # The report's inputs: scripts/device_check.sh verify worst bench peers ladders extra wide decode sanitize
+# stats sanitizebwd
 # (then copy $OUT into reports/h200/ and run scripts/make_report).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -107,6 +108,16 @@ for s in "$@"; do
                  "$bin" bench layernorm --dtype f32 --shape 16384x4096 --shape 8192x8192 --variant schedule=$sc 2>&1 | grep " ladder" | sed "s/^/$sc /"
                done
              done | tee "$out/bench-wide.txt" ;;
+    stats)   step "layernorm_bwd with saved statistics against recomputing them, two repeats (bench-bwd.txt)"
+             for rep in 1 2; do for st in saved recompute; do for dt in bf16 f16 f32; do
+               "$bin" bench layernorm_bwd --dtype $dt --shape 16384x4096 --shape 8192x2049 --shape 4096x8192 \
+                 --shape 65536x1024 --variant stats=$st 2>&1 | grep " ladder" | sed "s/^/$st /"
+             done; done; done | tee "$out/bench-bwd.txt" ;;
+    sanitizebwd) step "compute-sanitizer racecheck over the layernorm and backward bf16 rungs (sanitizer-bwd.txt)"
+             timeout 150 compute-sanitizer --tool racecheck --target-processes all --print-limit 5 "$bin" verify \
+               layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --dtype bf16 --quick --no-fixtures --jobs 8 \
+               --timeout 140 > /tmp/san.txt 2>&1
+             { echo "exit $?"; grep -E "RACECHECK SUMMARY|rungs:|Hazard" /tmp/san.txt | sort | uniq -c; } | tee "$out/sanitizer-bwd.txt" ;;
     worst)   step "the worst-error tables of the verify step's document (verify-worst.txt)"
              "$bin" verify --worst-from "$out/verify.json" | tee "$out/verify-worst.txt" ;;
     sanitize) step "compute-sanitizer racecheck over the forward bf16 rungs, staged and wide included (sanitizer-wide.txt)"
