@@ -1,0 +1,84 @@
+// Backward planners: the shifted kernels for rows off the 16-byte grid, the resident grid, and
+// the shared memory for the weight-gradient sums. No GPU needed.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/kernels/catalog.h"
+#include "tests/catch.h"
+#include "tests/plan_helpers.h"
+
+using namespace ladder_test;
+
+TEST_CASE("backward plans: shifted kernels for rows off the 16-byte grid, SMs kept full",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  for (const char* op : {"rmsnorm_bwd", "add_rmsnorm_bwd", "layernorm_bwd"}) {
+    for (const auto& [rows, d] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {8192, 2049}, {16384, 4096}, {4096, 5125}, {257, 769}}) {
+      const auto L = plan_checked({op, DType::BF16, {}}, {{"rows", rows}, {"d", d}}).front();
+      INFO(op << " " << rows << "x" << d << " " << L.entry << " block " << L.block[0] << "x"
+              << L.block[1] << " grid " << L.grid[0]);
+      const bool odd = d % 8 != 0;
+      CHECK((L.entry.find(", true>") != std::string::npos) == odd);
+      // The resident grid fills at least 3/4 of the 512 threads an SM holds at 128 registers
+      // (d = 5125 has no such shape within two chunks a thread: 352 x 2 is its best).
+      const std::uint32_t threads = L.block[0] * L.block[1];
+      if (d != 5125) CHECK((512 / threads) * threads >= 384);
+      // Rows of one group keep their phase: the grid's row step is a multiple of 8 rows for
+      // a 2-byte stride that is 2 mod 16 bytes.
+      const std::int64_t step = std::int64_t{L.grid[0]} * L.block[1];
+      if (odd && step < rows) CHECK(step % 8 == 0);
+    }
+  }
+  // shift=0 pins the unshifted kernel, shift=1 the shifted one.
+  const auto pinned0 = plan_checked({"rmsnorm_bwd", DType::BF16, {{"shift", "0"}}},
+                                    {{"rows", 83}, {"d", 2049}});
+  CHECK(pinned0.front().entry.find(", true>") == std::string::npos);
+  const auto pinned1 = plan_checked({"rmsnorm_bwd", DType::F32, {{"shift", "1"}}},
+                                    {{"rows", 83}, {"d", 4096}});
+  CHECK(pinned1.front().entry.find(", true>") != std::string::npos);
+}
+
+TEST_CASE("backward plans: shared memory for the weight-gradient sums the kernels keep there",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  // add_rmsnorm_bwd keeps dw (1 sum) and layernorm_bwd dgamma and dbeta (2) in shared memory:
+  // 4 bytes a value, 16 values a thread at these shapes (kernels/backward_common.cuh);
+  // rmsnorm_bwd keeps dw in registers.
+  for (const auto& [rows, d] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+           {16384, 4096}, {8192, 2049}, {7, 8}, {4, 65536}}) {
+    for (DType dt : {DType::F32, DType::BF16}) {
+      for (const auto& [op, sums] : std::vector<std::pair<std::string, int>>{
+               {"rmsnorm_bwd", 0}, {"add_rmsnorm_bwd", 1}, {"layernorm_bwd", 2}}) {
+        const auto L = entry_of({op, dt, {}}, rows, d);
+        INFO(op << " " << rows << "x" << d << " " << L.entry << " block " << L.block[0] << "x"
+                << L.block[1]);
+        const std::size_t items = std::stoul(L.entry.substr(L.entry.find(", ") + 2));
+        const std::size_t values = items * (dt == DType::F32 ? 4 : 8);
+        CHECK(L.shared_bytes == std::size_t{L.block[0]} * L.block[1] * values * 4 * sums);
+      }
+    }
+  }
+  // Without weight gradients, none.
+  CHECK(entry_of({"add_rmsnorm_bwd", DType::BF16, {{"weight", "none"}}}, 16384, 4096).shared_bytes == 0);
+  CHECK(entry_of({"layernorm_bwd", DType::BF16, {{"affine", "0"}}}, 16384, 4096).shared_bytes == 0);
+  // broken_launch=short_shared (probes/selftest.json): 16 bytes short, the rest unchanged; a plan
+  // error where there are no sums to shorten, and for rmsnorm_bwd (registers).
+  for (const char* op : {"add_rmsnorm_bwd", "layernorm_bwd"}) {
+    const auto planned = entry_of({op, DType::BF16, {}}, 300, 4096);
+    const auto shorted = entry_of({op, DType::BF16, {{"broken_launch", "short_shared"}}}, 300, 4096);
+    CHECK(shorted.entry == planned.entry);
+    CHECK(shorted.block == planned.block);
+    CHECK(shorted.grid == planned.grid);
+    CHECK(shorted.shared_bytes + 16 == planned.shared_bytes);
+  }
+  CHECK_THROWS_WITH(ladder::kernels::plan({"layernorm_bwd", DType::BF16, {{"affine", "0"}, {"broken_launch", "short_shared"}}},
+                                          {{"rows", 300}, {"d", 4096}}, kEps),
+                    ladder_test::has_substr("needs weight gradients"));
+  CHECK_THROWS_WITH(ladder::kernels::plan({"rmsnorm_bwd", DType::BF16, {{"broken_launch", "short_shared"}}},
+                                          {{"rows", 300}, {"d", 4096}}, kEps),
+                    ladder_test::has_substr("broken_launch"));
+}
+
