@@ -229,8 +229,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
 // ITEMS: 16-byte chunks per thread (host-chosen; README). Grid: a fixed number of blocks, each
 // looping over rows. dgamma_partial, dbeta_partial: [gridDim.x, d] fp32 scratch (nullable: no
 // affine parameters), reduced by column_sum<T>. gamma: nullable. mean, rstd: [rows] fp32 as the
-// forward pass wrote them (layernorm_fwd's mean and rstd outputs), or both null to recompute them
-// from x (eps is then used; with saved statistics it is not).
+// forward pass wrote them (layernorm_fwd's mean and rstd outputs), or null to recompute both from
+// x (either null recomputes both; eps is then used, and with saved statistics it is not).
 template <typename T, int ITEMS, bool SHIFTED = false>
 __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     layernorm_bwd(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma,
