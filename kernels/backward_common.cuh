@@ -220,7 +220,6 @@ struct SharedColumnSums {
 template <typename T, int ITEMS, int SUMS>
 struct RegisterColumnSums {
   static constexpr int kVec = Elem<T>::kVec;
-  static constexpr unsigned kBytesPerThread = 0;  // no dynamic shared memory
   float acc[SUMS][ITEMS][kVec];
 
   __device__ __forceinline__ void begin() {

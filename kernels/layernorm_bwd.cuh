@@ -67,8 +67,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   const int tiles = ONE ? 1 : norm::tiles_for<T, ITEMS>(d, phase);
   // A thread owns the same gamma chunks in every row: one tile loads them once per block (where
   // registers allow); otherwise each is read just before its use, from L1.
-  constexpr bool kHoldGamma = ITEMS * kVec <= 16;
-  constexpr bool hold_gamma = kHoldGamma && ONE;
+  constexpr bool hold_gamma = ONE && ITEMS * kVec <= 16;
   const norm::SkewedAccess ga = norm::weight_access<T, SHIFTED>(gamma, phase);
   uint4 gs[ITEMS];
   if (hold_gamma && gamma != nullptr)
@@ -87,8 +86,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   // One tile, where registers allow: each row's x and dy are loaded one row ahead, so the loads
   // overlap the previous row's two reductions and its stores. Rows never overlap in memory.
   // Past 16 values a thread (fp32 at ITEMS 4) ptxas spills.
-  constexpr bool kAhead = ONE && ITEMS * kVec <= 16;
-  constexpr bool ahead = kAhead;
+  constexpr bool ahead = ONE && ITEMS * kVec <= 16;
   // x and dy packed as stored: a 16-bit row takes half the registers of fp32.
   uint4 xs[ITEMS], dys[ITEMS], next_x[ITEMS], next_dy[ITEMS];
   if (ahead) {
