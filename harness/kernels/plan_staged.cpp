@@ -9,8 +9,6 @@
 namespace ladder::kernels::detail {
 namespace {
 
-constexpr int kChunkBytes = 16;
-constexpr int kWarp = 32;
 constexpr int kPreferredItems = 4;
 // What a block costs on an SM beside its stages: the runtime's per-block reservation (1 KiB on
 // sm_80 and later; the SM's pool, shared_per_sm, counts it, which is why it is 1 KiB above

@@ -12,7 +12,6 @@ namespace ladder::kernels::detail {
 namespace {
 
 constexpr int kWideItems = 8;
-constexpr int kWarp = 32;
 
 // The launch bound each op's wide kernel is instantiated with: the one it was measured under.
 int wide_bound(const std::string& op) { return op == "add_rmsnorm" ? 512 : 256; }

@@ -7,9 +7,6 @@
 namespace ladder::kernels {
 namespace {
 
-constexpr int kChunkBytes = 16;
-constexpr int kWarp = 32;
-
 int smallest_allowed_at_least(const std::vector<int>& allowed, std::int64_t need) {
   for (int items : allowed)
     if (items >= need) return items;

@@ -9,6 +9,10 @@
 
 namespace ladder::kernels {
 
+// The kernels' vector access (uint4) and warp width, in every planner's arithmetic.
+inline constexpr int kChunkBytes = 16;
+inline constexpr int kWarp = 32;
+
 struct RowLimits {
   int max_values_per_thread = 32;  // fp32 registers a thread may spend on row values per tile
   // Fewer values per thread that compile without spills, for 16-bit and for fp32 elements
