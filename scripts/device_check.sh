@@ -10,6 +10,14 @@ out="${OUT:-$root/out}"
 mkdir -p "$out"
 export LADDER_BUILD_DIR="$root/build-device" LADDER_CACHE_DIR="$root/.cache/ladder"
 step() { echo "== $*"; }
+# racecheck_verify FILE TIMEOUT_S VERIFY_ARGS...: compute-sanitizer racecheck over `ladder verify`
+# of the quick grid (children followed), its summary into $out/FILE.
+racecheck_verify() {
+  local file=$1 limit=$2; shift 2
+  timeout 150 compute-sanitizer --tool racecheck --target-processes all --print-limit 5 "$bin" verify \
+    "$@" --dtype bf16 --quick --no-fixtures --jobs 8 --timeout "$limit" > /tmp/san.txt 2>&1
+  { echo "exit $?"; grep -E "RACECHECK SUMMARY|rungs:|Hazard" /tmp/san.txt | sort | uniq -c; } | tee "$out/$file"
+}
 if [ "${SKIP_BUILD:-0}" = 1 ]; then
   step "using the carried binary only (no build here)"
   bin="$root/.device/ladder"
@@ -114,15 +122,10 @@ for s in "$@"; do
                  --shape 65536x1024 --variant stats=$st 2>&1 | grep " ladder" | sed "s/^/$st /"
              done; done; done | tee "$out/bench-bwd.txt" ;;
     sanitizebwd) step "compute-sanitizer racecheck over the layernorm and backward bf16 rungs (sanitizer-bwd.txt)"
-             timeout 150 compute-sanitizer --tool racecheck --target-processes all --print-limit 5 "$bin" verify \
-               layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --dtype bf16 --quick --no-fixtures --jobs 8 \
-               --timeout 140 > /tmp/san.txt 2>&1
-             { echo "exit $?"; grep -E "RACECHECK SUMMARY|rungs:|Hazard" /tmp/san.txt | sort | uniq -c; } | tee "$out/sanitizer-bwd.txt" ;;
+             racecheck_verify sanitizer-bwd.txt 140 layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd ;;
     worst)   step "the worst-error tables of the verify step's document (verify-worst.txt)"
              "$bin" verify --worst-from "$out/verify.json" | tee "$out/verify-worst.txt" ;;
     sanitize) step "compute-sanitizer racecheck over the forward bf16 rungs, staged and wide included (sanitizer-wide.txt)"
-             timeout 150 compute-sanitizer --tool racecheck --target-processes all --print-limit 5 "$bin" verify \
-               rmsnorm add_rmsnorm layernorm --dtype bf16 --quick --no-fixtures --jobs 8 --timeout 120 > /tmp/san.txt 2>&1
-             { echo "exit $?"; grep -E "RACECHECK SUMMARY|rungs:|Hazard" /tmp/san.txt | sort | uniq -c; } | tee "$out/sanitizer-wide.txt" ;;
+             racecheck_verify sanitizer-wide.txt 120 rmsnorm add_rmsnorm layernorm ;;
   esac
 done
