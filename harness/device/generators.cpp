@@ -135,32 +135,47 @@ Derived parse_derived(const ConcreteBuffer& b) {
   return out;
 }
 
-std::vector<std::byte> derive(const ConcreteBuffer& b, const Derived& how, const ConcreteBuffer& src,
-                              const std::vector<std::byte>& src_bytes) {
-  if (b.logical_elements() != src.rows)
-    throw std::invalid_argument(fmt::format("buffer {}: init '{}': {} elements, but {} has {} rows", b.name, b.init,
-                                            b.logical_elements(), src.name, src.rows));
-  const std::vector<double> v = logical_values(src, src_bytes);
-  const std::size_t esize = size_of(b.dtype);
-  std::vector<std::byte> out(static_cast<std::size_t>(b.storage_elements()) * esize);
+// Each row's mean and biased variance of a source buffer, in fp64 from its stored values (two
+// passes over the row). Computed once per source, however many derived buffers read it.
+struct RowMoments {
+  std::vector<double> mean, var;
+};
+
+RowMoments row_moments(const ConcreteBuffer& src, const std::vector<std::byte>& bytes) {
+  RowMoments m;
+  m.mean.resize(static_cast<std::size_t>(src.rows));
+  m.var.resize(static_cast<std::size_t>(src.rows));
+  const std::size_t esize = size_of(src.dtype);
   const std::int64_t d = src.cols;
   parallel_for(static_cast<std::size_t>(src.rows), 64, [&](std::size_t lo, std::size_t hi) {
     for (std::size_t r = lo; r < hi; ++r) {
-      const double* row = v.data() + r * static_cast<std::size_t>(d);
+      const std::byte* row = bytes.data() + r * static_cast<std::size_t>(src.row_stride) * esize;
+      auto at = [&](std::int64_t c) { return load_element(row + static_cast<std::size_t>(c) * esize, src.dtype); };
       double mean = 0;
-      for (std::int64_t c = 0; c < d; ++c) mean += row[c];
+      for (std::int64_t c = 0; c < d; ++c) mean += at(c);
       mean /= static_cast<double>(d);
-      double value = mean;
-      if (how.kind == "row_rstd") {
-        double var = 0;
-        for (std::int64_t c = 0; c < d; ++c) var += (row[c] - mean) * (row[c] - mean);
-        value = 1.0 / std::sqrt(var / static_cast<double>(d) + how.eps);
-      }
-      const std::int64_t index = static_cast<std::int64_t>(r);
-      const std::int64_t br = b.cols ? index / b.cols : 0, bc = b.cols ? index % b.cols : 0;
-      store_element(out.data() + static_cast<std::size_t>(br * b.row_stride + bc) * esize, b.dtype, value);
+      double var = 0;
+      for (std::int64_t c = 0; c < d; ++c) var += (at(c) - mean) * (at(c) - mean);
+      m.mean[r] = mean;
+      m.var[r] = var / static_cast<double>(d);
     }
   });
+  return m;
+}
+
+std::vector<std::byte> derive(const ConcreteBuffer& b, const Derived& how, const ConcreteBuffer& src,
+                              const RowMoments& m) {
+  if (b.logical_elements() != src.rows)
+    throw std::invalid_argument(fmt::format("buffer {}: init '{}': {} elements, but {} has {} rows", b.name, b.init,
+                                            b.logical_elements(), src.name, src.rows));
+  const std::size_t esize = size_of(b.dtype);
+  std::vector<std::byte> out(static_cast<std::size_t>(b.storage_elements()) * esize);
+  for (std::int64_t index = 0; index < src.rows; ++index) {
+    const auto r = static_cast<std::size_t>(index);
+    const double value = how.kind == "row_rstd" ? 1.0 / std::sqrt(m.var[r] + how.eps) : m.mean[r];
+    const std::int64_t br = b.cols ? index / b.cols : 0, bc = b.cols ? index % b.cols : 0;
+    store_element(out.data() + static_cast<std::size_t>(br * b.row_stride + bc) * esize, b.dtype, value);
+  }
   return out;
 }
 
@@ -175,6 +190,7 @@ std::map<std::string, std::vector<std::byte>> generate_inputs(
   std::map<std::string, std::vector<std::byte>> out;
   for (const auto& b : buffers)
     if (b.is_filled_input() && !is_derived_init(b.init)) out.emplace(b.name, generate(b, seed_of(b)));
+  std::map<std::string, RowMoments> moments;  // by source
   for (const auto& b : buffers) {
     if (!b.is_filled_input() || !is_derived_init(b.init)) continue;
     const Derived how = parse_derived(b);
@@ -184,7 +200,9 @@ std::map<std::string, std::vector<std::byte>> generate_inputs(
     if (src == nullptr || !out.count(how.source) || is_derived_init(src->init))
       throw std::invalid_argument(fmt::format("buffer {}: init '{}': '{}' is not a generated input", b.name, b.init,
                                               how.source));
-    out.emplace(b.name, derive(b, how, *src, out.at(how.source)));
+    auto m = moments.find(how.source);
+    if (m == moments.end()) m = moments.emplace(how.source, row_moments(*src, out.at(how.source))).first;
+    out.emplace(b.name, derive(b, how, *src, m->second));
   }
   return out;
 }
