@@ -88,22 +88,33 @@ __global__ void __launch_bounds__(MAX_THREADS)
         norm::load_tile<T, ITEMS>(rr, t, access.vec, access.phase, cols, rs);
       }
       const bool early = kEarlyWeight && tiles == 1;
+      // The wide build (MAX_THREADS below 1024, registers to spare) runs threads whose chunks
+      // are all inside the row, weight included, through a copy without per-chunk tests
+      // (norm::with_inside_copy). Under the 64-register cap the copy would spill.
+      constexpr bool kInsideCopy = MAX_THREADS < 1024;
+      const bool inside = kInsideCopy && (w == nullptr || w_vec) &&
+                          norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
+      norm::with_inside_copy<kInsideCopy>(inside, [&](bool known_inside) {
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
-        float sv[kVec];
-        norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
-        if (tiles > 1) norm::store_chunk(hr, c0, cols, access.vec, sv);
-        if (w != nullptr) {
-          float wv[kVec];
-          E::unpack(early ? ws[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec), wv);
-          norm::scale_by_weight(sv, inv_rms, wv, w_offset);
-        } else {
+        for (int i = 0; i < ITEMS; ++i) {
+          const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
+          float sv[kVec];
+          norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
+          if (tiles > 1) norm::store_chunk(hr, c0, cols, access.vec, sv, known_inside);
+          if (w != nullptr) {
+            float wv[kVec];
+            E::unpack(early ? ws[i]
+                            : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec,
+                                                                               known_inside),
+                      wv);
+            norm::scale_by_weight(sv, inv_rms, wv, w_offset);
+          } else {
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) sv[e] *= inv_rms;
+            for (int e = 0; e < kVec; ++e) sv[e] *= inv_rms;
+          }
+          norm::store_chunk(yr, c0, cols, access.vec, sv, known_inside);
         }
-        norm::store_chunk(yr, c0, cols, access.vec, sv);
-      }
+      });
     }
   }
 }

@@ -35,6 +35,9 @@ __global__ void __launch_bounds__(MAX_THREADS)
 
     // Packed row (4 registers per chunk); gamma and beta come early where registers allow.
     constexpr bool kEarlyAffine = ITEMS <= 2;
+    // The second copy of the last pass (below) where it fits: ITEMS 1-2 already hold gamma and
+    // beta, and f32 ITEMS 8 under the 64-register cap spills more with it.
+    constexpr bool kInsideCopy = !kEarlyAffine && (ITEMS <= 4 || MAX_THREADS < 1024);
     const bool gamma_vec = norm::weight_vec_ok(gamma, access);
     const bool beta_vec = norm::weight_vec_ok(beta, access);
     uint4 xs[ITEMS], gs[ITEMS], bs[ITEMS];
@@ -59,24 +62,29 @@ __global__ void __launch_bounds__(MAX_THREADS)
     acc[0] = 0.f;
     for (int t = 0; t < tiles; ++t) {
       if (tiles > 1) norm::load_tile<T, ITEMS, norm::Load::EvictFirst>(xr, t, access.vec, access.phase, cols, xs);
+      // Columns outside the row hold 0, which is not the mean: edge chunks leave them out
+      // explicitly. A thread with no edge chunk skips every column test (one branch a tile).
+      // The other threads test each chunk, and only edge chunks each column: in a row much
+      // narrower than its tile (d = 2049) a third of the threads own a chunk past the end.
+      const bool inside = norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
+      norm::with_inside_copy<true>(inside, [&](bool known_inside) {
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
-        float v[kVec];
-        E::unpack(xs[i], v);
-        // Only edge chunks test columns: per element, the test cost 16-bit rows 3% (call 37).
-        if (norm::chunk_inside<T>(c0, cols)) {
+        for (int i = 0; i < ITEMS; ++i) {
+          const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
+          float v[kVec];
+          E::unpack(xs[i], v);
+          if (known_inside || norm::chunk_inside<T>(c0, cols)) {
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) acc[0] = fmaf(v[e] - mu, v[e] - mu, acc[0]);
-        } else {
+            for (int e = 0; e < kVec; ++e) acc[0] = fmaf(v[e] - mu, v[e] - mu, acc[0]);
+          } else {
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) {
-            // Columns outside the row hold 0, which is not the mean: leave them out explicitly.
-            const float dev = (c0 + e >= 0 && c0 + e < cols) ? v[e] - mu : 0.f;
-            acc[0] = fmaf(dev, dev, acc[0]);
+            for (int e = 0; e < kVec; ++e) {
+              const float dev = (c0 + e >= 0 && c0 + e < cols) ? v[e] - mu : 0.f;
+              acc[0] = fmaf(dev, dev, acc[0]);
+            }
           }
         }
-      }
+      });
     }
     norm::row_group_sum(acc, scratch, parity);
     const float inv_std = 1.f / sqrtf(acc[0] / static_cast<float>(d) + eps);
@@ -85,30 +93,51 @@ __global__ void __launch_bounds__(MAX_THREADS)
       if (rstd != nullptr) rstd[row] = inv_std;
     }
 
+    // Threads whose chunks are all inside the row, with gamma and beta on the same 16-byte grid,
+    // run a copy of the loop with no per-chunk tests (norm::with_inside_copy), where the multiply
+    // by gamma and the add of beta fuse into one fma (behind separate branches they do not). The
+    // other copy keeps them apart: fused there, the 16-bit ITEMS 2 builds spill.
+    const bool affine_vec = (gamma == nullptr || gamma_vec) && (beta == nullptr || beta_vec);
     for (int t = 0; t < tiles; ++t) {
       if (tiles > 1) norm::load_tile<T, ITEMS, norm::Load::EvictFirst>(xr, t, access.vec, access.phase, cols, xs);
       const bool early = kEarlyAffine && tiles == 1;
+      const bool inside =
+          affine_vec && norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
+      norm::with_inside_copy<kInsideCopy>(inside, [&](bool known_inside) {
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
-        float v[kVec];
-        E::unpack(xs[i], v);
+        for (int i = 0; i < ITEMS; ++i) {
+          const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
+          auto affine_chunk = [&](const T* p, bool p_vec, const uint4& held) -> uint4 {
+            return early ? held
+                         : norm::load_chunk_packed<T, norm::Load::ReadOnly>(p, c0, cols, p_vec, known_inside);
+          };
+          float v[kVec];
+          E::unpack(xs[i], v);
+          if (known_inside && gamma != nullptr && beta != nullptr) {
+            float g[kVec], b[kVec];
+            E::unpack(affine_chunk(gamma, gamma_vec, gs[i]), g);
+            E::unpack(affine_chunk(beta, beta_vec, bs[i]), b);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) v[e] = (v[e] - mu) * inv_std;
-        if (gamma != nullptr) {
-          float g[kVec];
-          E::unpack(early ? gs[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(gamma, c0, cols, gamma_vec), g);
+            for (int e = 0; e < kVec; ++e) v[e] = fmaf((v[e] - mu) * inv_std, g[e], b[e]);
+          } else {
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) v[e] *= g[e];
+            for (int e = 0; e < kVec; ++e) v[e] = (v[e] - mu) * inv_std;
+            if (gamma != nullptr) {
+              float g[kVec];
+              E::unpack(affine_chunk(gamma, gamma_vec, gs[i]), g);
+#pragma unroll
+              for (int e = 0; e < kVec; ++e) v[e] *= g[e];
+            }
+            if (beta != nullptr) {
+              float b[kVec];
+              E::unpack(affine_chunk(beta, beta_vec, bs[i]), b);
+#pragma unroll
+              for (int e = 0; e < kVec; ++e) v[e] += b[e];
+            }
+          }
+          norm::store_chunk<T, true>(yr, c0, cols, access.vec, v, known_inside);
         }
-        if (beta != nullptr) {
-          float b[kVec];
-          E::unpack(early ? bs[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(beta, c0, cols, beta_vec), b);
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) v[e] += b[e];
-        }
-        norm::store_chunk<T, true>(yr, c0, cols, access.vec, v);
-      }
+      });
     }
   }
 }

@@ -18,8 +18,10 @@ namespace norm {
 // The kernel's body on the row group's chunk grid (phase: backward_common.cuh). ONE: d fits one
 // tile (the row stays in registers); else rows stream. The two are compiled apart, as in
 // rmsnorm_bwd.cuh: one loop serving both keeps the streaming path's registers live in the
-// one-tile path, which then has no room to load a row ahead.
-template <typename T, int ITEMS, bool ONE, bool SHIFTED>
+// one-tile path, which then has no room to load a row ahead. SAVED: mean and rstd are given
+// (both non-null): the reduction carries two sums, not three, and the loop has no squared
+// deviations and no column tests.
+template <typename T, int ITEMS, bool ONE, bool SAVED, bool SHIFTED>
 __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgamma_partial,
                                                    float* dbeta_partial, const T* x,
                                                    const T* gamma, const T* dy,
@@ -30,7 +32,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   constexpr int kVec = E::kVec;
   // One buffer per reduction: consecutive uses of either are separated by the other's barrier.
   __shared__ norm::ReduceScratch<1> scratch_mean;
-  __shared__ norm::ReduceScratch<3> scratch_rest;
+  constexpr int kSums = SAVED ? 2 : 3;  // sum(g), sum(g * (x - mean)), [sum((x - mean)^2)]
+  __shared__ norm::ReduceScratch<kSums> scratch_rest;
   int parity_mean = 0, parity_rest = 0;
   const bool want_partials = dgamma_partial != nullptr && dbeta_partial != nullptr;
   // One tile: this thread's dgamma (sum 0) and dbeta (sum 1) in shared memory.
@@ -52,7 +55,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     return row < rows ? d : 0;
   };
   // The saved (mean, rstd) of row group threadIdx.y at `base`; zeros past the last row.
-  const bool saved = mean != nullptr && rstd != nullptr;
+  constexpr bool saved = SAVED;
   auto stats_at = [&](long long base) -> float2 {
     const long long row = base + threadIdx.y;
     return saved && row < rows ? make_float2(__ldg(mean + row), __ldg(rstd + row))
@@ -105,9 +108,9 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       norm::load_tile<T, ITEMS>(ndyr, 0, naccess.vec, phase, ncols, next_dy);
       next_stats = stats_at(base + loop.step);
     }
-    float sums[3] = {0.f, 0.f, 0.f};
     float mu = stats.x;
     if (!saved) {  // the mean: a first pass and its own reduction
+      float total[1] = {0.f};
       for (int t = 0; t < tiles; ++t) {
         if (!ahead) {  // dy too: all of a tile's loads at once
           norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
@@ -118,17 +121,18 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
           float xv[kVec];
           E::unpack(xs[i], xv);
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) sums[0] += xv[e];
+          for (int e = 0; e < kVec; ++e) total[0] += xv[e];
         }
       }
-      float total[1] = {sums[0]};
       norm::row_group_sum(total, scratch_mean, parity_mean);
       mu = total[0] / static_cast<float>(d);
     }
 
-    // The (second) reduction: squared deviations (recomputed rstd only), sum(g),
-    // sum(g * (x - mean)).
-    sums[0] = sums[1] = sums[2] = 0.f;
+    // The (second) reduction: sum(g), sum(g * (x - mean)), and with recomputed statistics the
+    // squared deviations.
+    float rest[kSums];
+#pragma unroll
+    for (int k = 0; k < kSums; ++k) rest[k] = 0.f;
     for (int t = 0; t < tiles; ++t) {
       if (!ONE || (!ahead && saved)) {  // not loaded yet
         norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
@@ -142,18 +146,23 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
         grad(t, i, dys[i], g);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          // Columns outside the row hold 0, which is not the mean: leave them out explicitly.
-          const float dev = ((!SHIFTED || c0 + e >= 0) && c0 + e < cols) ? xv[e] - mu : 0.f;
-          sums[0] = fmaf(dev, dev, sums[0]);
-          sums[1] += g[e];
-          sums[2] = fmaf(g[e], dev, sums[2]);
+          // Columns outside the row hold x = 0 and g = 0: they add nothing to the two sums of g,
+          // but their 0 is not the mean, so the squared deviations leave them out explicitly.
+          const float dev = xv[e] - mu;
+          rest[0] += g[e];
+          rest[1] = fmaf(g[e], dev, rest[1]);
+          if constexpr (!SAVED) {
+            const float in_row_dev = ((!SHIFTED || c0 + e >= 0) && c0 + e < cols) ? dev : 0.f;
+            rest[kSums - 1] = fmaf(in_row_dev, in_row_dev, rest[kSums - 1]);
+          }
         }
       }
     }
-    norm::row_group_sum(sums, scratch_rest, parity_rest);
-    const float inv_std = saved ? stats.y : 1.f / sqrtf(sums[0] / static_cast<float>(d) + eps);
-    const float mean_g = sums[1] / static_cast<float>(d);
-    const float mean_gxhat = inv_std * sums[2] / static_cast<float>(d);
+    norm::row_group_sum(rest, scratch_rest, parity_rest);
+    const float inv_std =
+        saved ? stats.y : 1.f / sqrtf(rest[kSums - 1] / static_cast<float>(d) + eps);
+    const float mean_g = rest[0] / static_cast<float>(d);
+    const float mean_gxhat = inv_std * rest[1] / static_cast<float>(d);
 
     float* dgamma_row = !ONE && want_partials
                             ? dgamma_partial + static_cast<long long>(blockIdx.x) * d
@@ -226,14 +235,18 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
 
 // ITEMS: 16-byte chunks per thread (host-chosen; README). Grid: a fixed number of blocks, each
 // looping over rows. dgamma_partial, dbeta_partial: [gridDim.x, d] fp32 scratch (nullable: no
-// affine parameters), reduced by column_sum<T>. gamma: nullable. mean, rstd: [rows] fp32 as the
-// forward pass wrote them (layernorm_fwd's mean and rstd outputs), or null to recompute both from
-// x (either null recomputes both; eps is then used, and with saved statistics it is not).
-template <typename T, int ITEMS, bool SHIFTED = false>
+// affine parameters), reduced by column_sum<T>. gamma: nullable.
+// RECOMPUTE = false: mean, rstd are [rows] fp32 as the forward pass wrote them (layernorm_fwd's
+// mean and rstd outputs); eps is not used; a launch with either null traps rather than read it.
+// RECOMPUTE = true: both are recomputed from x (two-pass, with eps); mean and rstd are not read.
+// The two are separate kernels, not one run-time choice: in one kernel the four bodies (one tile
+// or streaming, times saved or recomputed) made ptxas spill.
+template <typename T, int ITEMS, bool SHIFTED = false, bool RECOMPUTE = false>
 __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     layernorm_bwd(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma,
                   const T* dy, const float* mean, const float* rstd, int rows, int d,
                   int x_stride, int dy_stride, int dx_stride, float eps) {
+  if (!RECOMPUTE && (mean == nullptr || rstd == nullptr)) __trap();
   const bool one = norm::tiles_for<T, ITEMS>(d, 0) == 1;
   int phase = 0;
   if constexpr (SHIFTED) {  // backward_common.cuh
@@ -243,13 +256,13 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     phase = norm::group_phase<T, ITEMS>(first, 3, d, one);
   }
   if (one) {
-    norm::layernorm_bwd_rows<T, ITEMS, true, SHIFTED>(phase, dx, dgamma_partial, dbeta_partial,
-                                                      x, gamma, dy, mean, rstd, rows, d, x_stride,
-                                                      dy_stride, dx_stride, eps);
+    norm::layernorm_bwd_rows<T, ITEMS, true, !RECOMPUTE, SHIFTED>(
+        phase, dx, dgamma_partial, dbeta_partial, x, gamma, dy, mean, rstd, rows, d, x_stride,
+        dy_stride, dx_stride, eps);
   } else {
-    norm::layernorm_bwd_rows<T, ITEMS, false, SHIFTED>(phase, dx, dgamma_partial, dbeta_partial,
-                                                       x, gamma, dy, mean, rstd, rows, d,
-                                                       x_stride, dy_stride, dx_stride, eps);
+    norm::layernorm_bwd_rows<T, ITEMS, false, !RECOMPUTE, SHIFTED>(
+        phase, dx, dgamma_partial, dbeta_partial, x, gamma, dy, mean, rstd, rows, d, x_stride,
+        dy_stride, dx_stride, eps);
   }
 }
 

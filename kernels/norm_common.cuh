@@ -127,11 +127,14 @@ __device__ __forceinline__ RowAccess row_access(const void* const* rows, int cou
 
 // Stores the columns of the chunk at c0 that fall inside [0, d); never touches anything else,
 // so neighbouring rows, row padding and redzones stay untouched.
+// known_inside: the caller knows the chunk is whole and on the 16-byte path (tile_interior); a
+// literal true there (with_inside_copy) folds the test away.
 template <typename T, bool EVICT_FIRST = false>
 __device__ __forceinline__ void store_chunk(T* row, int c0, int d, bool vec,
-                                            const float (&v)[Elem<T>::kVec]) {
+                                            const float (&v)[Elem<T>::kVec],
+                                            bool known_inside = false) {
   constexpr int kVec = Elem<T>::kVec;
-  if (vec && c0 >= 0 && c0 + kVec <= d) {
+  if (known_inside || (vec && c0 >= 0 && c0 + kVec <= d)) {
     if constexpr (EVICT_FIRST) {
       __stcs(reinterpret_cast<uint4*>(row + c0), Elem<T>::pack(v));
     } else {
@@ -277,6 +280,29 @@ __device__ __forceinline__ bool chunk_inside(int c0, int cols) {
   return c0 >= 0 && c0 + Elem<T>::kVec <= cols;
 }
 
+// Whether every chunk thread tx owns in tile t lies inside [0, cols) on the 16-byte path: then
+// none of them needs a column test, an element-wise edge path or a gathered weight. A thread's
+// chunks ascend with i, so the first and the last decide it.
+template <typename T, int ITEMS>
+__device__ __forceinline__ bool tile_interior(int tile, bool vec, int phase, int cols) {
+  return vec && chunk_column<T, ITEMS>(tile, 0, phase) >= 0 &&
+         chunk_column<T, ITEMS>(tile, ITEMS - 1, phase) + Elem<T>::kVec <= cols;
+}
+
+// Runs body(true) when `inside` (every chunk the thread touches is whole and on the 16-byte
+// path: its loads and stores need no test) and body(false) otherwise; with ENABLED false only the
+// general copy is compiled. Each call inlines the body with a literal argument, so the inside
+// copy has no per-chunk tests at all: two copies of a loop, one branch a tile. (A plain bool,
+// not a generic lambda over a compile-time flag: NVRTC compiles no generic lambdas.)
+template <bool ENABLED, typename Body>
+__device__ __forceinline__ void with_inside_copy(bool inside, Body&& body) {
+  if (ENABLED && inside) {
+    body(true);
+  } else {
+    body(false);
+  }
+}
+
 // Tiles needed to cover d columns with the given phase. One tile: the row lives in registers and
 // DRAM is read once. More: the kernel streams the row twice (the second read mostly hits L2).
 template <typename T, int ITEMS>
@@ -330,9 +356,11 @@ __device__ __forceinline__ uint4 gather_chunk(const T* row, int c0, int d) {
 
 // One chunk, packed: a 16-byte load where legal, else gathered. For weights read chunk by chunk
 // after the reduction (they hit L1), where holding a whole tile of them would cost registers.
+// known_inside: as in store_chunk.
 template <typename T, Load KIND = Load::Plain>
-__device__ __forceinline__ uint4 load_chunk_packed(const T* row, int c0, int d, bool vec) {
-  if (vec && c0 >= 0 && c0 + Elem<T>::kVec <= d)
+__device__ __forceinline__ uint4 load_chunk_packed(const T* row, int c0, int d, bool vec,
+                                                   bool known_inside = false) {
+  if (known_inside || (vec && c0 >= 0 && c0 + Elem<T>::kVec <= d))
     return load16<KIND>(reinterpret_cast<const uint4*>(row + c0));
   return gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
 }

@@ -57,25 +57,34 @@ __global__ void __launch_bounds__(MAX_THREADS)
     }
     const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, active);
 
+    // Threads whose chunks are all inside the row (and the weight on their grid) run a copy of
+    // the loop without per-chunk tests (norm::with_inside_copy).
+    constexpr bool kInsideCopy = !kEarlyWeight && (ITEMS <= 4 || MAX_THREADS < 1024);
     for (int t = 0; t < tiles; ++t) {
       // One tile: the row is still in registers. Several: re-read it (mostly from L2).
       if (tiles > 1) norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
       const bool early = kEarlyWeight && tiles == 1;
+      const bool inside = (w == nullptr || w_vec) &&
+                          norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
+      norm::with_inside_copy<kInsideCopy>(inside, [&](bool known_inside) {
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
-        float v[kVec];
-        E::unpack(xs[i], v);
-        if (w != nullptr) {
-          float wv[kVec];
-          E::unpack(early ? ws[i] : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec), wv);
-          norm::scale_by_weight(v, inv_rms, wv, w_offset);
-        } else {
+        for (int i = 0; i < ITEMS; ++i) {
+          const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
+          float v[kVec];
+          E::unpack(xs[i], v);
+          if (w != nullptr) {
+            float wv[kVec];
+            E::unpack(early ? ws[i]
+                            : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec, known_inside),
+                      wv);
+            norm::scale_by_weight(v, inv_rms, wv, w_offset);
+          } else {
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
+            for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
+          }
+          norm::store_chunk(yr, c0, cols, access.vec, v, known_inside);
         }
-        norm::store_chunk(yr, c0, cols, access.vec, v);
-      }
+      });
     }
   }
 }

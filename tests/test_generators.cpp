@@ -102,4 +102,25 @@ TEST_CASE("layernorm_bwd takes the forward's saved statistics unless stats=recom
   CHECK(!recompute.args.at(6).is_buffer);
   CHECK_THROWS_WITH(kernels::plan({"layernorm_bwd", DType::BF16, {{"stats", "fresh"}}}, c, eps),
                     ladder_test::has_substr("stats=fresh"));
+  // Saved and recomputed statistics are separate kernels: RECOMPUTE follows SHIFTED.
+  const Case aligned{{"rows", 83}, {"d", 768}};
+  auto entry = [&](const Case& shape, DType dt, std::map<std::string, std::string> variant) {
+    variant["items"] = "2";
+    return kernels::plan({"layernorm_bwd", dt, variant}, shape, eps).front().entry;
+  };
+  CHECK(entry(c, DType::BF16, {}) == "ladder::layernorm_bwd<__nv_bfloat16, 2, true>");
+  CHECK(entry(c, DType::BF16, {{"stats", "recompute"}}) == "ladder::layernorm_bwd<__nv_bfloat16, 2, true, true>");
+  CHECK(entry(aligned, DType::F32, {{"stats", "recompute"}}) == "ladder::layernorm_bwd<float, 2, false, true>");
+  CHECK(entry(aligned, DType::F32, {}) == "ladder::layernorm_bwd<float, 2>");
+  // broken_launch=null_stats (probes/selftest.json): the saved kernel with null statistics and
+  // no buffers for them; nothing else changes.
+  const auto broken = kernels::plan({"layernorm_bwd", DType::BF16, {{"broken_launch", "null_stats"}}}, c, eps).front();
+  CHECK(broken.entry == saved.entry);
+  CHECK(broken.grid == saved.grid);
+  CHECK(broken.block == saved.block);
+  CHECK(!broken.args.at(6).is_buffer);
+  CHECK(!broken.args.at(7).is_buffer);
+  for (const auto& b : broken.buffers) CHECK((b.name != "mean" && b.name != "rstd"));
+  CHECK_THROWS_WITH(kernels::plan({"layernorm_bwd", DType::BF16, {{"stats", "recompute"}, {"broken_launch", "null_stats"}}}, c, eps),
+                    ladder_test::has_substr("needs stats=saved"));
 }

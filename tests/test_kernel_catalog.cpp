@@ -157,6 +157,8 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::add_rmsnorm_bwd<__nv_bfloat16, 2>",
                            "ladder::layernorm_bwd<__half, 2>", "ladder::column_sum<float>",
                            "ladder::layernorm_bwd<__half, 2, true>",
+                           "ladder::layernorm_bwd<__half, 2, false, true>",
+                           "ladder::layernorm_bwd<float, 4, true, true>",
                            "ladder::add_rmsnorm_bwd<float, 4, true>",
                            "ladder::rmsnorm_fwd_staged<__nv_bfloat16, 4, 3>",
                            "ladder::rmsnorm_fwd_rows<__nv_bfloat16, 2, 2>",

@@ -42,7 +42,8 @@ const std::vector<OpEntry>& table() {
         {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide"}}}, detail::layernorm_row_limits()},
         {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
         {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
-        {"layernorm_bwd", detail::plan_layernorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
+        {"layernorm_bwd", detail::plan_layernorm_bwd, {{"shift", {"0", "1"}}, {"stats", {"saved", "recompute"}}},
+         detail::backward_row_limits()},
         {"column_sum", detail::plan_column_sum, {}, RowLimits{}},
     };
   }();

@@ -32,9 +32,14 @@ const std::vector<std::string> kStats = {"saved", "recompute"};
 // The kernels' SHIFTED parameter (kernels/backward_common.cuh): rows off the 16-byte grid run
 // on a chunk grid shifted by each row group's phase; aligned rows take the unshifted kernel,
 // which spends no registers on a phase.
-std::string entry(const std::string& kernel, DType dt, int items, bool shifted) {
+// layernorm_bwd's RECOMPUTE parameter follows it (`recompute`): a separate kernel, since one
+// kernel choosing at run time between saved and recomputed statistics spilled.
+std::string entry(const std::string& kernel, DType dt, int items, bool shifted,
+                  bool recompute = false) {
+  const std::string tail = recompute ? (shifted ? ", true, true" : ", false, true")
+                                     : (shifted ? ", true" : "");
   return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(items) +
-         (shifted ? ", true" : "") + ">";
+         tail + ">";
 }
 
 double weight_mode_code(const std::string& weight) {
@@ -141,10 +146,11 @@ std::uint32_t column_sums_bytes(const RowGeometry& g, int sums) {
 
 // broken_launch=short_shared, for probes/selftest.json: 16 bytes less than the sums need. The
 // kernel must trap (a crash) rather than let one thread's sums run past the block's memory.
-std::uint32_t sums_bytes_as_asked(VariantReader& v, const std::string& op, const RowGeometry& g,
-                                  int sums) {
+// `broken`: the variant's broken_launch value, read by the caller.
+std::uint32_t sums_bytes_as_asked(const std::string& broken, const std::string& op,
+                                  const RowGeometry& g, int sums) {
   const std::uint32_t bytes = column_sums_bytes(g, sums);
-  if (v.get("broken_launch", "none", {"none", "short_shared"}) == "none") return bytes;
+  if (broken != "short_shared") return bytes;
   if (bytes == 0)
     throw std::invalid_argument(op + ": broken_launch=short_shared needs weight gradients");
   return bytes - 16;
@@ -273,7 +279,8 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
             i32(strides["dr"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g, sums_bytes_as_asked(v, op, g, has_w ? 1 : 0));
+  set_geometry(L, g, sums_bytes_as_asked(v.get("broken_launch", "none", {"none", "short_shared"}),
+                                         op, g, has_w ? 1 : 0));
   v.finish();
   L.oracle = "kernel.add_rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
@@ -288,6 +295,13 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   VariantReader v(op, ref.variant);
   const bool affine = v.get("affine", "1", kFlag) == "1";
   const bool saved = v.get("stats", "saved", kStats) == "saved";
+  // broken_launch=null_stats, for probes/selftest.json: the saved-statistics kernel launched
+  // without them. It must trap rather than read through a null pointer.
+  const std::string broken =
+      v.get("broken_launch", "none", {"none", "short_shared", "null_stats"});
+  if (broken == "null_stats" && !saved)
+    throw std::invalid_argument(op + ": broken_launch=null_stats needs stats=saved");
+  const bool pass_stats = saved && broken != "null_stats";
   const std::string strided = v.get("strided", "0", kStrided);
   const std::string shift = v.get("shift", "auto", kShift);
   const std::size_t elem = io_elem_size(op, ref.dtype);
@@ -303,12 +317,12 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
 
   KernelLaunch L;
   L.source = source_path("layernorm_bwd.cuh");
-  L.entry = entry("layernorm_bwd", ref.dtype, g.items, plan.shifted);
+  L.entry = entry("layernorm_bwd", ref.dtype, g.items, plan.shifted, !saved);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   if (affine) L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(rows_by_d("dy", BufferRole::Input, ref.dtype, s, strides["dy"]));
   L.buffers.push_back(rows_by_d("dx", BufferRole::Output, ref.dtype, s, strides["dx"]));
-  if (saved) {  // what the forward pass wrote, computed from x in fp64 (harness/device/generators.h)
+  if (pass_stats) {  // what the forward pass wrote, computed from x in fp64 (harness/device/generators.h)
     L.buffers.push_back(vector("mean", BufferRole::Input, DType::F32, s.rows, "row_mean:x"));
     L.buffers.push_back(
         vector("rstd", BufferRole::Input, DType::F32, s.rows, fmt::format("row_rstd:x:{}", eps)));
@@ -326,15 +340,15 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
             pointer("x"),
             affine ? pointer("gamma") : null_pointer(),
             pointer("dy"),
-            saved ? pointer("mean") : null_pointer(),
-            saved ? pointer("rstd") : null_pointer(),
+            pass_stats ? pointer("mean") : null_pointer(),
+            pass_stats ? pointer("rstd") : null_pointer(),
             i32(s.rows),
             i32(s.d),
             i32(strides["x"]),
             i32(strides["dy"]),
             i32(strides["dx"]),
             f32(eps)};
-  set_geometry(L, g, sums_bytes_as_asked(v, op, g, affine ? 2 : 0));
+  set_geometry(L, g, sums_bytes_as_asked(broken, op, g, affine ? 2 : 0));
   v.finish();
   L.oracle = "kernel.layernorm_bwd";
   L.scalars = {{"eps", eps}};
