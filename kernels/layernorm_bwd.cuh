@@ -163,6 +163,10 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
         saved ? stats.y : 1.f / sqrtf(rest[kSums - 1] / static_cast<float>(d) + eps);
     const float mean_g = rest[0] / static_cast<float>(d);
     const float mean_gxhat = inv_std * rest[1] / static_cast<float>(d);
+    // dx = rstd * g - (rstd * mean(g) + xhat * rstd * mean(g * xhat)): two fmas an element with
+    // the row's two products taken once, instead of a subtract, an fma and a multiply.
+    const float shift_g = inv_std * mean_g;
+    const float slope_xhat = inv_std * mean_gxhat;
 
     float* dgamma_row = !ONE && want_partials
                             ? dgamma_partial + static_cast<long long>(blockIdx.x) * d
@@ -186,7 +190,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
           xhat[e] = (xv[e] - mu) * inv_std;
-          g[e] = inv_std * (g[e] - mean_g - xhat[e] * mean_gxhat);  // g becomes dx
+          g[e] = fmaf(inv_std, g[e], fmaf(-xhat[e], slope_xhat, -shift_g));  // g becomes dx
         }
         if (want_partials) {
           float gamma_add[kVec];
