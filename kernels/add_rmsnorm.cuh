@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
       // are all inside the row, weight included, through a copy without per-chunk tests
       // (norm::with_inside_copy). Under the 64-register cap the copy would spill.
       constexpr bool kInsideCopy = MAX_THREADS < 1024;
-      const bool inside = kInsideCopy && (w == nullptr || w_vec) &&
+      const bool inside = (w == nullptr || w_vec) &&
                           norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
       norm::with_inside_copy<kInsideCopy>(inside, [&](bool known_inside) {
 #pragma unroll

@@ -55,10 +55,9 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     return row < rows ? d : 0;
   };
   // The saved (mean, rstd) of row group threadIdx.y at `base`; zeros past the last row.
-  constexpr bool saved = SAVED;
   auto stats_at = [&](long long base) -> float2 {
     const long long row = base + threadIdx.y;
-    return saved && row < rows ? make_float2(__ldg(mean + row), __ldg(rstd + row))
+    return SAVED && row < rows ? make_float2(__ldg(mean + row), __ldg(rstd + row))
                                : make_float2(0.f, 0.f);
   };
   const norm::RowLoop loop;
@@ -109,7 +108,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       next_stats = stats_at(base + loop.step);
     }
     float mu = stats.x;
-    if (!saved) {  // the mean: a first pass and its own reduction
+    if constexpr (!SAVED) {  // the mean: a first pass and its own reduction
       float total[1] = {0.f};
       for (int t = 0; t < tiles; ++t) {
         if (!ahead) {  // dy too: all of a tile's loads at once
@@ -134,7 +133,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
 #pragma unroll
     for (int k = 0; k < kSums; ++k) rest[k] = 0.f;
     for (int t = 0; t < tiles; ++t) {
-      if (!ONE || (!ahead && saved)) {  // not loaded yet
+      if (!ONE || (!ahead && SAVED)) {  // not loaded yet
         norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
         norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
       }
@@ -160,7 +159,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     }
     norm::row_group_sum(rest, scratch_rest, parity_rest);
     const float inv_std =
-        saved ? stats.y : 1.f / sqrtf(rest[kSums - 1] / static_cast<float>(d) + eps);
+        SAVED ? stats.y : 1.f / sqrtf(rest[kSums - 1] / static_cast<float>(d) + eps);
     const float mean_g = rest[0] / static_cast<float>(d);
     const float mean_gxhat = inv_std * rest[1] / static_cast<float>(d);
     // dx = rstd * g - (rstd * mean(g) + xhat * rstd * mean(g * xhat)): two fmas an element with
