@@ -89,11 +89,13 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   // overlap the previous row's two reductions and its stores. Rows never overlap in memory.
   // Past 16 values a thread (fp32 at ITEMS 4) ptxas spills.
   constexpr bool ahead = ONE && ITEMS * kVec <= 16;
+  // One tile: every element of x and dy is loaded once, so it need not stay in L1 (Load::Stream).
+  constexpr norm::Load kRowLoad = ONE ? norm::Load::Stream : norm::Load::Plain;
   // x and dy packed as stored: a 16-bit row takes half the registers of fp32.
   uint4 xs[ITEMS], dys[ITEMS], next_x[ITEMS], next_dy[ITEMS];
   if (ahead) {
-    norm::load_tile<T, ITEMS>(xr, 0, access.vec, phase, cols, xs);
-    norm::load_tile<T, ITEMS>(dyr, 0, access.vec, phase, cols, dys);
+    norm::load_tile<T, ITEMS, kRowLoad>(xr, 0, access.vec, phase, cols, xs);
+    norm::load_tile<T, ITEMS, kRowLoad>(dyr, 0, access.vec, phase, cols, dys);
   }
   for (long long base = loop.first; base < rows; base += loop.step) {
     const T *nxr = nullptr, *ndyr = nullptr;
@@ -103,8 +105,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     float2 next_stats = make_float2(0.f, 0.f);
     if (ahead) {  // past the last row: zeros, no loads
       ncols = row_at(base + loop.step, nxr, ndyr, ndxr, naccess);
-      norm::load_tile<T, ITEMS>(nxr, 0, naccess.vec, phase, ncols, next_x);
-      norm::load_tile<T, ITEMS>(ndyr, 0, naccess.vec, phase, ncols, next_dy);
+      norm::load_tile<T, ITEMS, kRowLoad>(nxr, 0, naccess.vec, phase, ncols, next_x);
+      norm::load_tile<T, ITEMS, kRowLoad>(ndyr, 0, naccess.vec, phase, ncols, next_dy);
       next_stats = stats_at(base + loop.step);
     }
     float mu = stats.x;
@@ -112,8 +114,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       float total[1] = {0.f};
       for (int t = 0; t < tiles; ++t) {
         if (!ahead) {  // dy too: all of a tile's loads at once
-          norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
-          if (ONE) norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
+          norm::load_tile<T, ITEMS, kRowLoad>(xr, t, access.vec, phase, cols, xs);
+          if (ONE) norm::load_tile<T, ITEMS, kRowLoad>(dyr, t, access.vec, phase, cols, dys);
         }
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
@@ -134,8 +136,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     for (int k = 0; k < kSums; ++k) rest[k] = 0.f;
     for (int t = 0; t < tiles; ++t) {
       if (!ONE || (!ahead && SAVED)) {  // not loaded yet
-        norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
-        norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
+        norm::load_tile<T, ITEMS, kRowLoad>(xr, t, access.vec, phase, cols, xs);
+        norm::load_tile<T, ITEMS, kRowLoad>(dyr, t, access.vec, phase, cols, dys);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -176,8 +178,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     const bool first_row = base == loop.first;
     for (int t = 0; t < tiles; ++t) {
       if (!ONE) {
-        norm::load_tile<T, ITEMS>(xr, t, access.vec, phase, cols, xs);
-        norm::load_tile<T, ITEMS>(dyr, t, access.vec, phase, cols, dys);
+        norm::load_tile<T, ITEMS, kRowLoad>(xr, t, access.vec, phase, cols, xs);
+        norm::load_tile<T, ITEMS, kRowLoad>(dyr, t, access.vec, phase, cols, dys);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {

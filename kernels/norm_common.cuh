@@ -325,12 +325,23 @@ struct RowLoop {
 // after the reduction (with evict-first stores, store_chunk's EVICT_FIRST): measured on the H200,
 // LayerNorm bf16 16384x4096 went from 0.67 to 0.72 of the copy ceiling with both (0.67 with the
 // loads alone), while rmsnorm and add_rmsnorm lost 3-8% (cold L2), so only LayerNorm uses them.
-enum class Load { Plain, ReadOnly, EvictFirst };
+// Stream (ld.global.L1::no_allocate) leaves L1 to the weights: row data read exactly once. It
+// gained 1% in layernorm_bwd's one-tile rows and cost the forward kernels 1-9% and rmsnorm_bwd
+// 1% (reports/h200/bench-l1.txt), so only layernorm_bwd uses it.
+enum class Load { Plain, ReadOnly, EvictFirst, Stream };
 
 template <Load KIND>
 __device__ __forceinline__ uint4 load16(const uint4* p) {
   if constexpr (KIND == Load::ReadOnly) return __ldg(p);
   if constexpr (KIND == Load::EvictFirst) return __ldcs(p);
+  if constexpr (KIND == Load::Stream) {
+    uint4 v;
+    // volatile: kept in place and never merged with another load of the same address.
+    asm volatile("ld.global.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
+  }
   return *p;
 }
 
