@@ -326,8 +326,8 @@ struct RowLoop {
 // LayerNorm bf16 16384x4096 went from 0.67 to 0.72 of the copy ceiling with both (0.67 with the
 // loads alone), while rmsnorm and add_rmsnorm lost 3-8% (cold L2), so only LayerNorm uses them.
 // Stream (ld.global.L1::no_allocate) leaves L1 to the weights: row data read exactly once. It
-// gained 1% in layernorm_bwd's one-tile rows and cost the forward kernels 1-9% and rmsnorm_bwd
-// 1% (reports/h200/bench-l1.txt), so only layernorm_bwd uses it.
+// gained 1% in layernorm_bwd's one-tile rows, cost rmsnorm_fwd 2-4%, add_rmsnorm_fwd 4-9% and
+// rmsnorm_bwd 1% (reports/h200/bench-l1.txt), so only layernorm_bwd uses it.
 enum class Load { Plain, ReadOnly, EvictFirst, Stream };
 
 template <Load KIND>
