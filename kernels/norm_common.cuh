@@ -325,9 +325,9 @@ struct RowLoop {
 // after the reduction (with evict-first stores, store_chunk's EVICT_FIRST): measured on the H200,
 // LayerNorm bf16 16384x4096 went from 0.67 to 0.72 of the copy ceiling with both (0.67 with the
 // loads alone), while rmsnorm and add_rmsnorm lost 3-8% (cold L2), so only LayerNorm uses them.
-// Stream (ld.global.L1::no_allocate) leaves L1 to the weights: row data read exactly once. It
-// gained 1% in layernorm_bwd's one-tile rows, cost rmsnorm_fwd 2-4%, add_rmsnorm_fwd 4-9% and
-// rmsnorm_bwd 1% (reports/h200/bench-l1.txt), so only layernorm_bwd uses it.
+// Stream (ld.global.L1::no_allocate) leaves L1 to the weights: row data read exactly once. Only
+// layernorm_bwd's 16-bit one-tile rows gained with it; it cost rmsnorm_fwd 2-4%, add_rmsnorm_fwd
+// 4-9%, rmsnorm_bwd 1% and fp32 layernorm_bwd up to 7% (reports/h200/bench-l1.txt).
 enum class Load { Plain, ReadOnly, EvictFirst, Stream };
 
 template <Load KIND>
