@@ -215,3 +215,36 @@ TEST_CASE("every kernel specialization compiles with NVRTC for sm_90 and sm_80",
   for (const auto& f : failures) FAIL_CHECK(f);
   CHECK(failures.empty());
 }
+
+// layernorm_bwd reads x and dy of 16-bit one-tile rows with ld.global.L1::no_allocate
+// (norm::Load::Stream), where it measured faster; fp32 rows, shifted rows and the other kernels
+// measured slower with it (reports/h200/bench-l1.txt). The PTX shows which builds carry the hint
+// (a build holds both its one-tile and its streaming body, so d only picks SHIFTED here).
+TEST_CASE("only layernorm_bwd's 16-bit one-tile rows skip L1 for their row loads", "[kernels][nvrtc]") {
+  ladder::register_builtin_oracles();
+  ladder::toolchain::Nvrtc nvrtc;
+  if (!nvrtc.available()) {
+    WARN("NVRTC not available: " << nvrtc.load_error());
+    return;
+  }
+  auto streams = [&](const std::string& op, DType dtype, std::int64_t d) {
+    const KernelLaunch L = entry_of({op, dtype, {}}, 16384, d);
+    ladder::toolchain::CompileRequest req;
+    req.source_path = L.source;
+    req.source_text = read_file(L.source);
+    req.entry = L.entry;
+    req.arch = "compute_90";
+    req.want = ladder::toolchain::ImageKind::Ptx;
+    const auto r = nvrtc.compile(req);
+    INFO(op << " " << ladder::label(dtype) << " d=" << d << " " << L.entry << ": " << r.error << "\n" << r.log);
+    REQUIRE(r.ok);
+    return r.image.find("L1::no_allocate") != std::string::npos;
+  };
+  CHECK(streams("layernorm_bwd", DType::BF16, 4096));
+  CHECK(streams("layernorm_bwd", DType::F16, 1024));
+  CHECK_FALSE(streams("layernorm_bwd", DType::F32, 4096));
+  CHECK_FALSE(streams("layernorm_bwd", DType::BF16, 2049));  // SHIFTED
+  CHECK_FALSE(streams("rmsnorm_bwd", DType::BF16, 4096));
+  CHECK_FALSE(streams("rmsnorm", DType::BF16, 4096));
+  CHECK_FALSE(streams("add_rmsnorm", DType::BF16, 4096));
+}
