@@ -27,6 +27,19 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+// The NVRTC request for one planned entry of `source` (whose text the caller has read).
+ladder::toolchain::CompileRequest entry_request(
+    const std::string& source, const std::string& text, const std::string& entry,
+    const std::string& arch, ladder::toolchain::ImageKind want = ladder::toolchain::ImageKind::Cubin) {
+  ladder::toolchain::CompileRequest req;
+  req.source_path = source;
+  req.source_text = text;
+  req.entry = entry;
+  req.arch = arch;
+  req.want = want;
+  return req;
+}
+
 }  // namespace
 
 TEST_CASE("catalog lists its ops and every op plans every dtype", "[kernels]") {
@@ -195,12 +208,8 @@ TEST_CASE("every kernel specialization compiles with NVRTC for sm_90 and sm_80",
   std::vector<std::string> failures;
   auto worker = [&] {
     for (std::size_t i = next++; i < jobs.size(); i = next++) {
-      ladder::toolchain::CompileRequest req;
-      req.source_path = jobs[i].source;
-      req.source_text = texts.at(jobs[i].source);
-      req.entry = jobs[i].entry;
-      req.arch = jobs[i].arch;
-      const auto r = nvrtc.compile(req);
+      const auto r = nvrtc.compile(
+          entry_request(jobs[i].source, texts.at(jobs[i].source), jobs[i].entry, jobs[i].arch));
       if (!r.ok || r.lowered_name.empty()) {
         std::lock_guard<std::mutex> lock(mu);
         failures.push_back(jobs[i].entry + " for " + jobs[i].arch + ": " + r.error + "\n" + r.log);
@@ -229,13 +238,8 @@ TEST_CASE("only layernorm_bwd's 16-bit one-tile rows skip L1 for their row loads
   }
   auto streams = [&](const std::string& op, DType dtype, std::int64_t d) {
     const KernelLaunch L = entry_of({op, dtype, {}}, 16384, d);
-    ladder::toolchain::CompileRequest req;
-    req.source_path = L.source;
-    req.source_text = read_file(L.source);
-    req.entry = L.entry;
-    req.arch = "compute_90";
-    req.want = ladder::toolchain::ImageKind::Ptx;
-    const auto r = nvrtc.compile(req);
+    const auto r = nvrtc.compile(entry_request(L.source, read_file(L.source), L.entry, "compute_90",
+                                               ladder::toolchain::ImageKind::Ptx));
     INFO(op << " " << ladder::label(dtype) << " d=" << d << " " << L.entry << ": " << r.error << "\n" << r.log);
     REQUIRE(r.ok);
     return r.image.find("L1::no_allocate") != std::string::npos;
