@@ -287,8 +287,9 @@ __device__ __forceinline__ bool chunk_inside(int c0, int cols) {
 // chunks ascend with i, so the first and the last decide it.
 template <typename T, int ITEMS>
 __device__ __forceinline__ bool tile_interior(int tile, bool vec, int phase, int cols) {
-  return vec && chunk_column<T, ITEMS>(tile, 0, phase) >= 0 &&
-         chunk_column<T, ITEMS>(tile, ITEMS - 1, phase) + Elem<T>::kVec <= cols;
+  const int first = chunk_column<T, ITEMS>(tile, 0, phase);
+  const int last = chunk_column<T, ITEMS>(tile, ITEMS - 1, phase);
+  return vec && first >= 0 && last + Elem<T>::kVec <= cols;
 }
 
 // Runs body(true) when `inside` (every chunk the thread touches is whole and on the 16-byte
@@ -361,11 +362,8 @@ template <typename T, int ITEMS, Load KIND = Load::Plain>
 __device__ __forceinline__ void load_tile(const T* row, int tile, bool vec, int phase, int d,
                                           uint4 (&raw)[ITEMS]) {
   constexpr int kVec = Elem<T>::kVec;
-  // A thread's chunks ascend with i, so checking the first and the last covers them all. Most
-  // threads take this path; keeping the edge handling out of it keeps its registers few.
-  const int first = chunk_column<T, ITEMS>(tile, 0, phase);
-  const int last = chunk_column<T, ITEMS>(tile, ITEMS - 1, phase);
-  if (vec && first >= 0 && last + kVec <= d) {
+  // Most threads take this path; keeping the edge handling out of it keeps its registers few.
+  if (tile_interior<T, ITEMS>(tile, vec, phase, d)) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       raw[i] = load16<KIND>(reinterpret_cast<const uint4*>(row + chunk_column<T, ITEMS>(tile, i, phase)));
