@@ -59,7 +59,7 @@ __device__ __forceinline__ int group_phase(const void* const* first_rows, int co
                                            bool one) {
   const RowAccess first = row_access<T, true>(first_rows, count);
   const int phase = first.vec ? first.phase : 0;
-  return (one && tiles_for<T, ITEMS>(d, phase) != 1) ? 0 : phase;
+  return (one && tiles_for<T, ITEMS, true>(d, phase) != 1) ? 0 : phase;
 }
 
 // Access to a weight on the group's chunk grid. On the unshifted grid (SHIFTED = false, and a

@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
     const int cols = active ? d : 0;
     const void* ptrs[2] = {xr, yr};
     const norm::RowAccess access = norm::row_access<T>(ptrs, 2);
-    const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
+    const int tiles = norm::tiles_for<T, ITEMS, true>(d, access.phase);
 
     // Packed row (4 registers per chunk); gamma and beta come early where registers allow.
     constexpr bool kEarlyAffine = ITEMS <= 2;
@@ -56,8 +56,8 @@ __global__ void __launch_bounds__(MAX_THREADS)
         for (int e = 0; e < kVec; ++e) acc[0] += v[e];
       }
     }
-    norm::row_group_sum(acc, scratch, parity);
-    const float mu = acc[0] / static_cast<float>(d);
+    norm::row_group_sum<true>(acc, scratch, parity);
+    const float mu = norm::mean_of(acc[0], d);
 
     acc[0] = 0.f;
     for (int t = 0; t < tiles; ++t) {
@@ -86,8 +86,8 @@ __global__ void __launch_bounds__(MAX_THREADS)
         }
       });
     }
-    norm::row_group_sum(acc, scratch, parity);
-    const float inv_std = 1.f / sqrtf(acc[0] / static_cast<float>(d) + eps);
+    norm::row_group_sum<true>(acc, scratch, parity);
+    const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
     if (active && threadIdx.x == 0) {
       if (mean != nullptr) mean[row] = mu;
       if (rstd != nullptr) rstd[row] = inv_std;

@@ -66,7 +66,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   norm::RowAccess access;
   int cols = row_at(loop.first, xr, dyr, dxr, access);
   float2 stats = stats_at(loop.first);
-  const int tiles = ONE ? 1 : norm::tiles_for<T, ITEMS>(d, phase);
+  const int tiles = ONE ? 1 : norm::tiles_for<T, ITEMS, true>(d, phase);
   // A thread owns the same gamma chunks in every row: one tile loads them once per block (where
   // registers allow); otherwise each is read just before its use, from L1.
   constexpr bool hold_gamma = ONE && ITEMS * kVec <= 16;
@@ -128,8 +128,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
           for (int e = 0; e < kVec; ++e) total[0] += xv[e];
         }
       }
-      norm::row_group_sum(total, scratch_mean, parity_mean);
-      mu = total[0] / static_cast<float>(d);
+      norm::row_group_sum<true>(total, scratch_mean, parity_mean);
+      mu = norm::mean_of(total[0], d);
     }
 
     // The (second) reduction: sum(g), sum(g * (x - mean)), and with recomputed statistics the
@@ -162,11 +162,11 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
         }
       }
     }
-    norm::row_group_sum(rest, scratch_rest, parity_rest);
+    norm::row_group_sum<true>(rest, scratch_rest, parity_rest);
     const float inv_std =
-        SAVED ? stats.y : 1.f / sqrtf(rest[kSums - 1] / static_cast<float>(d) + eps);
-    const float mean_g = rest[0] / static_cast<float>(d);
-    const float mean_gxhat = inv_std * rest[1] / static_cast<float>(d);
+        SAVED ? stats.y : rsqrtf(norm::mean_of(rest[kSums - 1], d) + eps);
+    const float mean_g = norm::mean_of(rest[0], d);
+    const float mean_gxhat = inv_std * norm::mean_of(rest[1], d);
     // dx = rstd * g - (rstd * mean(g) + xhat * rstd * mean(g * xhat)): two fmas an element with
     // the row's two products taken once, instead of a subtract, an fma and a multiply.
     const float shift_g = inv_std * mean_g;
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
                   const T* dy, const float* mean, const float* rstd, int rows, int d,
                   int x_stride, int dy_stride, int dx_stride, float eps) {
   if (!RECOMPUTE && (mean == nullptr || rstd == nullptr)) __trap();
-  const bool one = norm::tiles_for<T, ITEMS>(d, 0) == 1;
+  const bool one = norm::tiles_for<T, ITEMS, true>(d, 0) == 1;
   int phase = 0;
   if constexpr (SHIFTED) {  // backward_common.cuh
     const long long f = norm::group_first_row(rows);

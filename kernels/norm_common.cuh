@@ -175,13 +175,28 @@ struct ReduceScratch {
 // (xor butterflies add the same pair in each lane, and addition is commutative), so every thread
 // makes the same decisions from them. Deterministic: the order is fixed by the geometry alone.
 // Must be reached by every thread of the block when blockDim.x > 32.
-template <int N>
+// UNROLLED: the in-warp butterfly as five predicated steps (steps at or past a narrower group's
+// width skipped; the test is uniform) instead of a counted loop that branches back after each.
+// Measured on the H200 (calls 56-57, reports/h200/bench-lean.txt): together with tiles_for's
+// ONE_TILE_FIRST and mean_of, LayerNorm forward and the backward kernels gained 1-4%; rmsnorm_fwd
+// and add_rmsnorm_fwd lost 1-4%, so they keep the loop (and the IEEE per-row math).
+template <bool UNROLLED = false, int N>
 __device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<N>& scratch,
                                               int& parity) {
   const int width = blockDim.x < 32 ? blockDim.x : 32;
-  for (int offset = width >> 1; offset > 0; offset >>= 1) {
+  if constexpr (UNROLLED) {
 #pragma unroll
-    for (int k = 0; k < N; ++k) v[k] += __shfl_xor_sync(kFullMask, v[k], offset);
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      if (offset < width) {
+#pragma unroll
+        for (int k = 0; k < N; ++k) v[k] += __shfl_xor_sync(kFullMask, v[k], offset);
+      }
+    }
+  } else {
+    for (int offset = width >> 1; offset > 0; offset >>= 1) {
+#pragma unroll
+      for (int k = 0; k < N; ++k) v[k] += __shfl_xor_sync(kFullMask, v[k], offset);
+    }
   }
   if (blockDim.x <= 32) return;
   const int lane = threadIdx.x & 31;
@@ -201,6 +216,15 @@ __device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<N>& s
 #pragma unroll
     for (int k = 0; k < N; ++k) v[k] += __shfl_xor_sync(kFullMask, v[k], offset);
   }
+}
+
+// A row's mean from its sum: a product with 1 / d, which the compiler hoists out of the row loop
+// (d is uniform), where a division is a routine of its own per row and thread. LayerNorm and the
+// backward kernels use it, with rsqrtf for 1 / sqrt (as PyTorch's normalization kernels do): in
+// kernels bound by issue, with 16-32 values a thread, the per-row scalar math is not negligible.
+// (Results differ from the IEEE division and square root by an ulp or two of fp32.)
+__device__ __forceinline__ float mean_of(float sum, int d) {
+  return sum * (1.f / static_cast<float>(d));
 }
 
 // RMSNorm's 1 / sqrt(mean(x^2) + eps) for the row, from the row's sum of squares (already joined
@@ -308,9 +332,12 @@ __device__ __forceinline__ void with_inside_copy(bool inside, Body&& body) {
 
 // Tiles needed to cover d columns with the given phase. One tile: the row lives in registers and
 // DRAM is read once. More: the kernel streams the row twice (the second read mostly hits L2).
-template <typename T, int ITEMS>
+// ONE_TILE_FIRST: test for one tile before dividing (the common case; see row_group_sum's
+// UNROLLED for where it is used and why).
+template <typename T, int ITEMS, bool ONE_TILE_FIRST = false>
 __device__ __forceinline__ int tiles_for(int d, int phase) {
   const int cols = tile_columns<T, ITEMS>();
+  if (ONE_TILE_FIRST && d + phase <= cols) return 1;
   return (d + phase + cols - 1) / cols;
 }
 

@@ -121,7 +121,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
   RmsBwdRow<T> p;
   RowAccess access;
   int cols = row_at(loop.first, p, access);
-  const int tiles = tiles_for<T, ITEMS>(d, phase);
+  const int tiles = tiles_for<T, ITEMS, true>(d, phase);
   const SkewedAccess wa = weight_access<T, SHIFTED>(w, phase);
 
   const int nt = ONE ? 1 : tiles;
@@ -171,9 +171,9 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
       ncols = row_at(base + loop.step, np, naccess);
       next.load(np, 0, naccess, ncols, true);
     }
-    row_group_sum(sums, scratch, parity);
-    const float inv_rms = 1.f / sqrtf(sums[0] / static_cast<float>(d) + eps);
-    const float coef = inv_rms * inv_rms * inv_rms * sums[1] / static_cast<float>(d);
+    row_group_sum<true>(sums, scratch, parity);
+    const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
+    const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
     // Streaming rows keep dw in the block's partial row; only one row group exists then.
     float* partial_row = want_dw ? dw_partial + static_cast<long long>(blockIdx.x) * d : nullptr;
     const bool first_row = base == loop.first;
@@ -233,7 +233,7 @@ __device__ __forceinline__ void rms_bwd(T* dx, T* dr, float* dw_partial, const T
                                         const T* w, const T* dy, const T* dh, int rows, int d,
                                         int x_stride, int r_stride, int dy_stride, int dh_stride,
                                         int dx_stride, int dr_stride, float eps, float w_offset) {
-  const bool one = tiles_for<T, ITEMS>(d, 0) == 1;
+  const bool one = tiles_for<T, ITEMS, true>(d, 0) == 1;
   int phase = 0;
   if constexpr (SHIFTED) {
     const long long f = group_first_row(rows);
