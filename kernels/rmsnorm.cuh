@@ -13,7 +13,11 @@ namespace ladder {
 // MAX_THREADS: the launch bound. 1024 (the default) caps a thread at 64 registers; the planner's
 // schedule=wide instantiates 8 chunks a thread under a bound of 256 or 512 threads, so ptxas may
 // keep them without spilling (kernels/README.md). A block wider than MAX_THREADS fails to launch.
-template <typename T, int ITEMS, int MAX_THREADS = 1024>
+// BATCH_WEIGHT: read each tile's weight before its first store (norm::load_weight_tile). The
+// planner takes it for a wide row that fills its bound, two blocks an SM (rmsnorm bf16
+// 4096x16384: 72.2-72.5 against 73.8 us cold, call 61); at 2048x12288, 192 threads a row, it
+// lost (34.6-35.0 against 32.8-33.8), so it is a separate instantiation.
+template <typename T, int ITEMS, int MAX_THREADS = 1024, bool BATCH_WEIGHT = false>
 __global__ void __launch_bounds__(MAX_THREADS)
     rmsnorm_fwd(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                 int y_stride, float eps, float w_offset) {
@@ -67,6 +71,10 @@ __global__ void __launch_bounds__(MAX_THREADS)
       const bool inside = (w == nullptr || w_vec) &&
                           norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
       norm::with_inside_copy<kInsideCopy>(inside, [&](bool known_inside) {
+        if constexpr (BATCH_WEIGHT) {
+          if (!early && w != nullptr)
+            norm::load_weight_tile<T, ITEMS>(w, t, access.phase, cols, w_vec, known_inside, ws);
+        }
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
           const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
@@ -74,8 +82,9 @@ __global__ void __launch_bounds__(MAX_THREADS)
           E::unpack(xs[i], v);
           if (w != nullptr) {
             float wv[kVec];
-            E::unpack(early ? ws[i]
-                            : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec, known_inside),
+            E::unpack(early || BATCH_WEIGHT
+                          ? ws[i]
+                          : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec, known_inside),
                       wv);
             norm::scale_by_weight(v, inv_rms, wv, w_offset);
           } else {

@@ -23,14 +23,16 @@ TEST_CASE("staged schedule: auto takes it only where it measured faster; its gri
   CHECK(wide.block[1] == 1);
   CHECK(wide.shared_bytes == 3u * 1024 * 4 * 16);
   CHECK(wide.grid[0] == 132);  // one 192 KiB block an SM, each walking rows
-  // add_rmsnorm's 16-bit rows of 16384 take the wide register kernel (its own test case);
-  // schedule=staged still stages them, and wider rows stage by default.
+  // add_rmsnorm's 16-bit rows of 16384 and more take the wide register kernel (its own test
+  // case); schedule=staged still stages them.
   const auto wide_add = entry_of({"add_rmsnorm", DType::F16, {{"schedule", "staged"}}}, 4096, 16384);
   CHECK(wide_add.entry == "ladder::add_rmsnorm_fwd_staged<__half, 4, false, 3>");
   CHECK(wide_add.shared_bytes == 3u * 2 * 512 * 4 * 16);
-  const auto wider_add = entry_of({"add_rmsnorm", DType::F16, {}}, 4096, 24576);
+  const auto wider_add = entry_of({"add_rmsnorm", DType::F16, {{"schedule", "staged"}}}, 4096, 24576);
   CHECK(wider_add.entry == "ladder::add_rmsnorm_fwd_staged<__half, 4, false, 2>");  // 3 x 96 KiB: too big
   CHECK(wider_add.block[0] == 768);
+  // By default such rows (the register kernel streams them) take the wide kernel instead.
+  CHECK(entry_of({"add_rmsnorm", DType::F16, {}}, 4096, 24576).entry == "ladder::add_rmsnorm_fwd<__half, 8, false, 512>");
   const auto two = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "staged"}}}, 512, 24576);
   CHECK(two.entry == "ladder::add_rmsnorm_fwd_staged<__nv_bfloat16, 4, false, 2>");  // 3 x 96 KiB: too big
   // fp32 add_rmsnorm rows off the 16-byte grid: staged with two chunks a thread.
@@ -93,8 +95,9 @@ TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, wher
           "[kernels]") {
   ladder::register_builtin_oracles();
   // auto: rmsnorm 16-bit rows the register kernel gives more than 256 threads.
+  // A row that fills the bound reads its weight in a batch (BATCH_WEIGHT); a narrower one not.
   const auto rms = entry_of({"rmsnorm", DType::BF16, {}}, 4096, 16384);
-  CHECK(rms.entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 8, 256>");
+  CHECK(rms.entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 8, 256, true>");
   CHECK(rms.block[0] == 256);
   CHECK(rms.block[1] == 1);
   CHECK(rms.grid[0] == 4096);
@@ -109,6 +112,14 @@ TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, wher
   const auto between = entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 12288);  // 768 threads at two chunks
   CHECK(between.entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512>");
   CHECK(between.block[0] == 192);
+  // auto: add_rmsnorm 16-bit rows the register kernel streams, one 512-thread block a row
+  // reading its weight in a batch; fp32 rows still stream.
+  const auto lone = entry_of({"add_rmsnorm", DType::BF16, {}}, 512, 32768);
+  CHECK(lone.entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512, true>");
+  CHECK(lone.block[0] == 512);
+  CHECK(lone.block[1] == 1);
+  CHECK(lone.grid[0] == 512);
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 512, 32768).entry.find(", 512") == std::string::npos);
   // auto: layernorm fp32 rows of 256 or 512 threads at four chunks.
   const auto ln = entry_of({"layernorm", DType::F32, {}}, 16384, 4096);
   CHECK(ln.entry == "ladder::layernorm_fwd<float, 8, 256>");
@@ -127,8 +138,9 @@ TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, wher
   CHECK(tiny.block[0] == 1);
   CHECK(tiny.block[0] * tiny.block[1] <= 256);
   CHECK(std::int64_t{tiny.grid[0]} * tiny.block[1] >= 7);
+  // A row of 512 threads fills add_rmsnorm's bound, one block an SM: the batched-weight build.
   const auto streams = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "wide"}}}, 3, 65536);
-  CHECK(streams.entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512>");
+  CHECK(streams.entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512, true>");
   CHECK(streams.block[0] == 512);
   const auto odd = entry_of({"rmsnorm", DType::F32, {{"schedule", "wide"}, {"strided", "odd"}}}, 83, 2049);
   CHECK(std::int64_t{odd.block[0]} * 8 * 4 >= 2049 + 3);  // one tile at any phase

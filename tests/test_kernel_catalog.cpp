@@ -40,6 +40,12 @@ ladder::toolchain::CompileRequest entry_request(
   return req;
 }
 
+// Shapes every specialization is planned at for the coverage and compile checks: a small row
+// takes most builds; a row of 32768 at 512 rows takes those only wide rows reach (a wide block
+// that fills its bound, the staged schedules' two-stage fallbacks).
+const std::vector<std::map<std::string, std::int64_t>> kCompileShapes{{{"rows", 3}, {"d", 1000}},
+                                                                     {{"rows", 512}, {"d", 32768}}};
+
 }  // namespace
 
 TEST_CASE("catalog lists its ops and every op plans every dtype", "[kernels]") {
@@ -76,11 +82,14 @@ TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[ke
     INFO(w.rows << "x" << w.d << " " << L.entry);
     CHECK(L.block[0] == w.tpr);
   }
-  // add_rmsnorm never spills to keep a row in registers: a 16-bit row past 1024 x 2 chunks
-  // streams instead.
+  // add_rmsnorm's register kernel never spills to keep a row in registers: a 16-bit row past
+  // 1024 x 2 chunks streams there, and auto takes the wide kernel (8 chunks, 512 threads).
   const auto wide = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 512}, {"d", 32768}});
-  CHECK(wide.front().block[0] == 1024);
-  CHECK(wide.front().entry.find(", 2, ") != std::string::npos);
+  CHECK(wide.front().block[0] == 512);
+  CHECK(wide.front().entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512, true>");
+  const auto streamed = plan_checked({"add_rmsnorm", DType::BF16, {{"schedule", "regs"}}}, {{"rows", 512}, {"d", 32768}});
+  CHECK(streamed.front().block[0] == 1024);
+  CHECK(streamed.front().entry.find(", 2, ") != std::string::npos);
   // Odd d: a spare chunk for the row's phase, and most threads busy.
   const auto odd = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 8192}, {"d", 2049}});
   CHECK(odd.front().block[0] >= 96);
@@ -161,8 +170,8 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
   const auto specs = ladder::kernels::all_specializations();
   std::set<std::string> entries;
   for (const auto& ref : specs)
-    for (const auto& L : ladder::kernels::plan(ref, {{"rows", 3}, {"d", 1000}}, kEps))
-      entries.insert(L.entry);
+    for (const auto& shape : kCompileShapes)
+      for (const auto& L : ladder::kernels::plan(ref, shape, kEps)) entries.insert(L.entry);
   for (const char* must : {"ladder::rmsnorm_fwd<float, 8>", "ladder::rmsnorm_fwd<__nv_bfloat16, 4>",
                            "ladder::add_rmsnorm_fwd<__half, 3, true>",
                            "ladder::add_rmsnorm_fwd<__nv_bfloat16, 4, false>",
@@ -178,8 +187,12 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::rmsnorm_fwd_rows<float, 1, 4>",
                            "ladder::add_rmsnorm_fwd_staged<__half, 2, true, 2>",
                            "ladder::rmsnorm_fwd<__half, 8, 256>", "ladder::layernorm_fwd<float, 8, 256>",
-                           "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, true, 512>"})
+                           "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, true, 512>",
+                           "ladder::add_rmsnorm_fwd<__half, 8, false, 512, true>",
+                           "ladder::rmsnorm_fwd<__nv_bfloat16, 8, 256, true>"}) {
+    INFO(must);
     CHECK(entries.count(must) == 1);
+  }
 }
 
 // Compiles each distinct (source, entry) of every specialization through the project's NVRTC
@@ -192,8 +205,8 @@ TEST_CASE("every kernel specialization compiles with NVRTC for sm_90 and sm_80",
   }
   std::set<std::pair<std::string, std::string>> jobs_set;
   for (const auto& ref : ladder::kernels::all_specializations())
-    for (const auto& L : ladder::kernels::plan(ref, {{"rows", 3}, {"d", 1000}}, kEps))
-      jobs_set.insert({L.source, L.entry});
+    for (const auto& shape : kCompileShapes)
+      for (const auto& L : ladder::kernels::plan(ref, shape, kEps)) jobs_set.insert({L.source, L.entry});
   struct Job { std::string source, entry, arch; };
   std::vector<Job> jobs;
   for (const auto& [source, entry] : jobs_set)

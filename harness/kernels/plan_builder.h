@@ -79,6 +79,12 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
               std::size_t elem_size, const Shape& s, bool misaligned, const RowLimits& limits,
               int forced_items, int rows_per_block, RowGeometry& g);
 
+// Whether one row of a wide geometry fills its launch bound: add_rmsnorm's 512 threads at 128
+// registers are then alone on their SM, rmsnorm's 256 share it with one other block. Their
+// kernels then read a tile's weight in a batch (BATCH_WEIGHT), which measured faster there and
+// slower in narrower blocks.
+bool wide_fills_bound(const RowGeometry& g, int bound);
+
 // rows_schedules: the op takes kRmsnormSchedules, and read_rows() plans rows2|rows4;
 // read_staged leaves those to it.
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,

@@ -107,7 +107,8 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                           ", " + std::to_string(staged.stages))
             : rows_per_thread > 1 ? entry("rmsnorm_fwd_rows", ref.dtype, g.items,
                                           ", " + std::to_string(rows_per_thread))
-                                  : entry("rmsnorm_fwd", ref.dtype, g.items, bound_arg(wide));
+                                  : entry("rmsnorm_fwd", ref.dtype, g.items,
+                                          bound_arg(wide) + (wide_fills_bound(g, wide) ? ", true" : ""));
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(io_output("y", in_place ? &L.buffers.front() : nullptr, ref.dtype, s,
@@ -174,7 +175,9 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const std::string round_arg = round_sum ? ", true" : ", false";
   L.entry = staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
                                   round_arg + ", " + std::to_string(staged.stages))
-                          : entry("add_rmsnorm_fwd", ref.dtype, g.items, round_arg + bound_arg(wide));
+                          : entry("add_rmsnorm_fwd", ref.dtype, g.items,
+                                  round_arg + bound_arg(wide) +
+                                      (wide_fills_bound(g, wide) ? ", true" : ""));
   L.buffers.push_back(io_input("x", y_over_x, ref.dtype, s, strides["x"]));
   L.buffers.push_back(io_input("r", h_over_r, ref.dtype, s, strides["r"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));

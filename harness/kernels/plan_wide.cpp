@@ -28,10 +28,16 @@ int wide_bound(const std::string& op) { return op == "add_rmsnorm" ? 512 : 256; 
 // - layernorm fp32 rows of 256 or 512 threads at four chunks (d = 2049..8192): 16384x4096
 //   0.837-0.857 against 0.824-0.826, 8192x8192 0.831-0.835 against 0.778. At 4096x16384
 //   (512 threads at eight chunks) it lost: 0.62 against 0.77.
+// - add_rmsnorm 16-bit rows the register kernel streams (d = 16385..32768), one 512-thread
+//   block an SM reading its weight in a batch (wide_fills_bound), calls 60-61
+//   (reports/h200/bench-batch.txt): bf16 512x32768 44.1-44.2 us against 48.1-48.4 streamed,
+//   2048x32768 147.1-147.4 against 161.7-162.3, f16 147.2-147.6 against 170.0-170.6; at
+//   4096x24576, which stages otherwise, 206.5-206.8 against 208.3-209.6 staged.
 bool wide_measured_faster(const std::string& op, std::size_t elem_size, std::int64_t chunks,
                           const RowGeometry& g) {
   const bool one_wide_tile = chunks <= std::int64_t{wide_bound(op)} * kWideItems;
-  if (!one_wide_tile || g.streams) return false;
+  if (!one_wide_tile) return false;
+  if (g.streams) return op == "add_rmsnorm" && elem_size == 2;
   if (op == "rmsnorm") return elem_size == 2 && g.items == 4 && g.threads_per_row > 256;
   if (op == "add_rmsnorm") return elem_size == 2 && g.threads_per_row > 512;
   if (op == "layernorm") return elem_size == 4 && g.items == 4 && g.threads_per_row >= 256;
@@ -78,6 +84,10 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
                  " threads exceeds the wide kernel's launch bound of " + std::to_string(bound));
   g = w;
   return bound;
+}
+
+bool wide_fills_bound(const RowGeometry& g, int bound) {
+  return bound != 0 && g.rows_per_block == 1 && g.threads_per_row == bound;
 }
 
 }  // namespace ladder::kernels::detail
