@@ -34,11 +34,11 @@ __device__ __forceinline__ void chunk_sum(const uint4& x, const uint4& r,
 // read by exactly one thread before that thread writes the same element of h or y, and no thread
 // reads an element another thread writes, so in-place calls are safe.
 // MAX_THREADS: the launch bound, as in rmsnorm_fwd (rmsnorm.cuh).
-// BATCH_WEIGHT: read each tile's weight before its first store (norm::load_weight_tile). The
-// planner takes it for a wide row that fills its bound, the block alone on its SM (16-bit rows
-// of 16385-32768: bf16 512x32768 44.1-44.2 against 48.1-48.4 us streamed, calls 60-61). Where
-// two wide blocks share an SM it lost (4096x16384: 143.3 against 138.8 us), so it is a separate
-// instantiation.
+// BATCH_WEIGHT: read each tile's weight before its first store
+// (norm::load_weight_before_stores). The planner takes it for a wide row that fills its bound,
+// the block alone on its SM (16-bit rows of 16385-32768: bf16 512x32768 44.1-44.2 against
+// 48.1-48.4 us streamed, calls 60-61). Where two wide blocks share an SM it lost (4096x16384:
+// 143.3 against 138.8 us), so it is a separate instantiation.
 template <typename T, int ITEMS, bool ROUND_SUM, int MAX_THREADS = 1024, bool BATCH_WEIGHT = false>
 __global__ void __launch_bounds__(MAX_THREADS)
     add_rmsnorm_fwd(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows, int d,
@@ -102,7 +102,8 @@ __global__ void __launch_bounds__(MAX_THREADS)
       norm::with_inside_copy<kInsideCopy>(inside, [&](bool known_inside) {
         if constexpr (BATCH_WEIGHT) {
           if (!early && w != nullptr)
-            norm::load_weight_tile<T, ITEMS>(w, t, access.phase, cols, w_vec, known_inside, ws);
+            norm::load_weight_before_stores<T, ITEMS>(w, t, access.phase, cols, w_vec,
+                                                      known_inside, ws);
         }
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {

@@ -390,9 +390,9 @@ __device__ __forceinline__ uint4 load_chunk_packed(const T* row, int c0, int d, 
 // is still held: under the 64-register cap the kernels spill, and measured slower with it
 // (call 60, reports/h200/bench-batch.txt).
 template <typename T, int ITEMS>
-__device__ __forceinline__ void load_weight_tile(const T* w, int tile, int phase, int cols,
-                                                 bool vec, bool known_inside,
-                                                 uint4 (&raw)[ITEMS]) {
+__device__ __forceinline__ void load_weight_before_stores(const T* w, int tile, int phase,
+                                                          int cols, bool vec, bool known_inside,
+                                                          uint4 (&raw)[ITEMS]) {
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i)
     raw[i] = load_chunk_packed<T, Load::ReadOnly>(w, chunk_column<T, ITEMS>(tile, i, phase), cols,

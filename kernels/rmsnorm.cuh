@@ -13,10 +13,11 @@ namespace ladder {
 // MAX_THREADS: the launch bound. 1024 (the default) caps a thread at 64 registers; the planner's
 // schedule=wide instantiates 8 chunks a thread under a bound of 256 or 512 threads, so ptxas may
 // keep them without spilling (kernels/README.md). A block wider than MAX_THREADS fails to launch.
-// BATCH_WEIGHT: read each tile's weight before its first store (norm::load_weight_tile). The
-// planner takes it for a wide row that fills its bound, two blocks an SM (rmsnorm bf16
-// 4096x16384: 72.2-72.5 against 73.8 us cold, call 61); at 2048x12288, 192 threads a row, it
-// lost (34.6-35.0 against 32.8-33.8), so it is a separate instantiation.
+// BATCH_WEIGHT: read each tile's weight before its first store
+// (norm::load_weight_before_stores). The planner takes it for a wide row that fills its bound,
+// two blocks an SM (rmsnorm bf16 4096x16384: 72.2-72.5 against 73.8 us cold, call 61); at
+// 2048x12288, 192 threads a row, it lost (34.6-35.0 against 32.8-33.8), so it is a separate
+// instantiation.
 template <typename T, int ITEMS, int MAX_THREADS = 1024, bool BATCH_WEIGHT = false>
 __global__ void __launch_bounds__(MAX_THREADS)
     rmsnorm_fwd(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
@@ -73,7 +74,8 @@ __global__ void __launch_bounds__(MAX_THREADS)
       norm::with_inside_copy<kInsideCopy>(inside, [&](bool known_inside) {
         if constexpr (BATCH_WEIGHT) {
           if (!early && w != nullptr)
-            norm::load_weight_tile<T, ITEMS>(w, t, access.phase, cols, w_vec, known_inside, ws);
+            norm::load_weight_before_stores<T, ITEMS>(w, t, access.phase, cols, w_vec,
+                                                      known_inside, ws);
         }
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
