@@ -28,6 +28,12 @@ std::string bound_arg(int wide_bound) {
   return wide_bound == 0 ? "" : ", " + std::to_string(wide_bound);
 }
 
+// The same, then BATCH_WEIGHT for the kernels that take it (rmsnorm_fwd, add_rmsnorm_fwd): true
+// where a wide row fills its bound (wide_fills_bound), left out (false) otherwise.
+std::string wide_args(int wide_bound, const RowGeometry& g) {
+  return bound_arg(wide_bound) + (wide_fills_bound(g, wide_bound) ? ", true" : "");
+}
+
 // read_wide leaves a geometry no other schedule takes; a plan that took two is a planner bug.
 void expect_one_schedule(const std::string& op, int wide_bound, bool other_schedule) {
   if (wide_bound != 0 && other_schedule)
@@ -107,8 +113,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                           ", " + std::to_string(staged.stages))
             : rows_per_thread > 1 ? entry("rmsnorm_fwd_rows", ref.dtype, g.items,
                                           ", " + std::to_string(rows_per_thread))
-                                  : entry("rmsnorm_fwd", ref.dtype, g.items,
-                                          bound_arg(wide) + (wide_fills_bound(g, wide) ? ", true" : ""));
+                                  : entry("rmsnorm_fwd", ref.dtype, g.items, wide_args(wide, g));
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(io_output("y", in_place ? &L.buffers.front() : nullptr, ref.dtype, s,
@@ -175,9 +180,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const std::string round_arg = round_sum ? ", true" : ", false";
   L.entry = staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
                                   round_arg + ", " + std::to_string(staged.stages))
-                          : entry("add_rmsnorm_fwd", ref.dtype, g.items,
-                                  round_arg + bound_arg(wide) +
-                                      (wide_fills_bound(g, wide) ? ", true" : ""));
+                          : entry("add_rmsnorm_fwd", ref.dtype, g.items, round_arg + wide_args(wide, g));
   L.buffers.push_back(io_input("x", y_over_x, ref.dtype, s, strides["x"]));
   L.buffers.push_back(io_input("r", h_over_r, ref.dtype, s, strides["r"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
