@@ -34,12 +34,12 @@ const std::vector<OpEntry>& table() {
   static const std::vector<OpEntry> t = [] {
     return std::vector<OpEntry>{
         {"rmsnorm", detail::plan_rmsnorm,
-         {{"schedule", {"regs", "staged", "rows2", "rows4", "wide"}}, {"stages", {"2", "3"}}},
+         {{"schedule", {"regs", "staged", "rows2", "rows4", "wide", "packed"}}, {"stages", {"2", "3"}}},
          detail::rmsnorm_row_limits()},
         {"add_rmsnorm", detail::plan_add_rmsnorm,
-         {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged", "wide"}}, {"stages", {"2", "3"}}},
+         {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged", "wide", "packed"}}, {"stages", {"2", "3"}}},
          detail::add_rmsnorm_row_limits()},
-        {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide"}}}, detail::layernorm_row_limits()},
+        {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide", "packed"}}}, detail::layernorm_row_limits()},
         {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
         {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
         {"layernorm_bwd", detail::plan_layernorm_bwd, {{"shift", {"0", "1"}}, {"stats", {"saved", "recompute"}}},
@@ -105,7 +105,9 @@ std::vector<KernelRef> all_specializations() {
           out.push_back({e.name, dt, combo, {}});
           continue;
         }
+        const bool packed = combo.count("schedule") && combo.at("schedule") == "packed";
         for (int items : allowed_items(size_of(dt), e.limits)) {
+          if (packed && items > detail::packed_max_items(e.name, size_of(dt))) continue;
           auto v = combo;
           v["items"] = std::to_string(items);
           out.push_back({e.name, dt, v});

@@ -64,8 +64,8 @@ struct StagedPlan {
   std::uint32_t shared_bytes = 0;
 };
 // The values of the "schedule" variant: every forward op with a staged kernel, and rmsnorm, which
-// also has rows2|rows4 (rmsnorm_fwd_rows); each also has wide (read_wide). layernorm has only
-// the register kernel, plain or wide.
+// also has rows2|rows4 (rmsnorm_fwd_rows); each also has wide (read_wide) and packed
+// (read_packed). layernorm has the register kernel, plain or wide, and packed.
 extern const std::vector<std::string> kStagedSchedules;
 extern const std::vector<std::string> kRmsnormSchedules;
 extern const std::vector<std::string> kLayernormSchedules;
@@ -84,6 +84,25 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
 // kernels then read a tile's weight in a batch (BATCH_WEIGHT), which measured faster there and
 // slower in narrower blocks.
 bool wide_fills_bound(const RowGeometry& g, int bound);
+
+// schedule=packed (plan_packed.cpp): the packed-span kernels (kernels/packed_norm.cuh), for rows
+// stored back to back (dense: every row stride equals d). A block copies span_rows rows at a time
+// into shared_bytes of shared memory (tensors of them per row), one tile per row group; g becomes
+// that block (rows_per_block override honoured) and a grid of about the blocks `device` holds
+// resident. Only where asked for: auto does not take it. Where it does not apply (strided rows, a
+// row wider than one 1024-thread tile, a span over the block's shared memory) g is left alone and
+// the register kernel runs; an ITEMS above packed_max_items or a span_rows that breaks the span
+// alignment is an error.
+struct PackedPlan {
+  bool packed = false;
+  int span_rows = 0;
+  std::uint32_t shared_bytes = 0;
+};
+int packed_max_items(const std::string& op, std::size_t elem_size);
+PackedPlan read_packed(VariantReader& v, const std::string& op,
+                       const std::vector<std::string>& schedules, std::size_t elem_size,
+                       int tensors, const Shape& s, bool dense, int forced_items,
+                       int rows_per_block, const DeviceLimits& device, RowGeometry& g);
 
 // rows_schedules: the op takes kRmsnormSchedules, and read_rows() plans rows2|rows4;
 // read_staged leaves those to it.

@@ -34,6 +34,13 @@ std::string wide_args(int wide_bound, const RowGeometry& g) {
   return bound_arg(wide_bound) + (wide_fills_bound(g, wide_bound) ? ", true" : "");
 }
 
+// Every row stride equals d: the rows lie back to back (schedule=packed).
+bool strides_dense(const std::map<std::string, std::int64_t>& strides, std::int64_t d) {
+  for (const auto& [name, stride] : strides)
+    if (stride != d) return false;
+  return true;
+}
+
 // read_wide leaves a geometry no other schedule takes; a plan that took two is a planner bug.
 void expect_one_schedule(const std::string& op, int wide_bound, bool other_schedule) {
   if (wide_bound != 0 && other_schedule)
@@ -104,12 +111,15 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const StagedPlan staged = read_staged(v, op, elem, 1, s, misaligned, forced,
                                         allowed_items(elem, limits), device, g, true);
   const int rows_per_thread = read_rows(v, elem, s, misaligned, limits, forced, rpb, g);
+  const PackedPlan packed = read_packed(v, op, kRmsnormSchedules, elem, 1, s,
+                                        strides_dense(strides, s.d), forced, rpb, device, g);
   v.finish();
   expect_one_schedule(op, wide, staged.staged || rows_per_thread > 1);
 
   KernelLaunch L;
-  L.source = source_path("rmsnorm.cuh");
-  L.entry = staged.staged         ? entry("rmsnorm_fwd_staged", ref.dtype, g.items,
+  L.source = source_path(packed.packed ? "packed_norm.cuh" : "rmsnorm.cuh");
+  L.entry = packed.packed         ? entry("rmsnorm_fwd_packed", ref.dtype, g.items)
+            : staged.staged       ? entry("rmsnorm_fwd_staged", ref.dtype, g.items,
                                           ", " + std::to_string(staged.stages))
             : rows_per_thread > 1 ? entry("rmsnorm_fwd_rows", ref.dtype, g.items,
                                           ", " + std::to_string(rows_per_thread))
@@ -129,7 +139,8 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
             i32(strides["y"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g, staged.shared_bytes);
+  if (packed.packed) L.args.push_back(i32(packed.span_rows));
+  set_geometry(L, g, packed.packed ? packed.shared_bytes : staged.shared_bytes);
   L.oracle = "kernel.rmsnorm";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   return {L};
@@ -170,17 +181,20 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const int wide = read_wide(v, op, kStagedSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const StagedPlan staged = read_staged(v, op, elem, 2, s, misaligned, forced,
                                         allowed_items(elem, limits), device, g);
+  const PackedPlan packed = read_packed(v, op, kStagedSchedules, elem, 2, s,
+                                        strides_dense(strides, s.d), forced, rpb, device, g);
   v.finish();
   expect_one_schedule(op, wide, staged.staged);
 
   KernelLaunch L;
-  L.source = source_path("add_rmsnorm.cuh");
+  L.source = source_path(packed.packed ? "packed_norm.cuh" : "add_rmsnorm.cuh");
   // f32 has nothing to round, so convention B is the same code as A: one instantiation.
   const bool round_sum = convention == "B" && ref.dtype != DType::F32;
   const std::string round_arg = round_sum ? ", true" : ", false";
-  L.entry = staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
-                                  round_arg + ", " + std::to_string(staged.stages))
-                          : entry("add_rmsnorm_fwd", ref.dtype, g.items, round_arg + wide_args(wide, g));
+  L.entry = packed.packed ? entry("add_rmsnorm_fwd_packed", ref.dtype, g.items, round_arg)
+            : staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
+                                    round_arg + ", " + std::to_string(staged.stages))
+                            : entry("add_rmsnorm_fwd", ref.dtype, g.items, round_arg + wide_args(wide, g));
   L.buffers.push_back(io_input("x", y_over_x, ref.dtype, s, strides["x"]));
   L.buffers.push_back(io_input("r", h_over_r, ref.dtype, s, strides["r"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
@@ -202,7 +216,8 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
             i32(strides["y"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g, staged.shared_bytes);
+  if (packed.packed) L.args.push_back(i32(packed.span_rows));
+  set_geometry(L, g, packed.packed ? packed.shared_bytes : staged.shared_bytes);
   L.oracle = "kernel.add_rmsnorm";
   L.scalars = {{"eps", eps},
                {"weight_mode", weight_mode_code(weight)},
@@ -234,11 +249,14 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
   const int wide = read_wide(v, op, kLayernormSchedules, elem, s, misaligned, limits, forced, rpb, g);
+  const PackedPlan packed = read_packed(v, op, kLayernormSchedules, elem, 1, s,
+                                        strides_dense(strides, s.d), forced, rpb, device, g);
   v.finish();
 
   KernelLaunch L;
-  L.source = source_path("layernorm.cuh");
-  L.entry = entry("layernorm_fwd", ref.dtype, g.items, bound_arg(wide));
+  L.source = source_path(packed.packed ? "packed_norm.cuh" : "layernorm.cuh");
+  L.entry = packed.packed ? entry("layernorm_fwd_packed", ref.dtype, g.items)
+                          : entry("layernorm_fwd", ref.dtype, g.items, bound_arg(wide));
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (affine) {
     L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));
@@ -261,7 +279,8 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
             i32(strides["x"]),
             i32(strides["y"]),
             f32(eps)};
-  set_geometry(L, g);
+  if (packed.packed) L.args.push_back(i32(packed.span_rows));
+  set_geometry(L, g, packed.shared_bytes);
   L.oracle = "kernel.layernorm";
   L.scalars = {{"eps", eps}};
   return {L};

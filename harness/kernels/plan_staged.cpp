@@ -17,8 +17,8 @@ constexpr std::int64_t kBlockReserve = 1024;
 
 }  // namespace
 
-const std::vector<std::string> kStagedSchedules{"auto", "regs", "staged", "wide"};
-const std::vector<std::string> kRmsnormSchedules{"auto", "regs", "staged", "rows2", "rows4", "wide"};
+const std::vector<std::string> kStagedSchedules{"auto", "regs", "staged", "wide", "packed"};
+const std::vector<std::string> kRmsnormSchedules{"auto", "regs", "staged", "rows2", "rows4", "wide", "packed"};
 
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
