@@ -1,23 +1,26 @@
 // Packed spans: the forward schedule for contiguous tensors whose rows are off the 16-byte grid
 // (16-bit d = 2049: every row starts at another offset inside a chunk).
 //
-// Why: the register kernels give such a row a shifted chunk grid, and each row still pays its two
-// edge chunks element by element and a weight gathered element by element (7 rows in 8); the
-// profile is issue-bound at about half the copy ceiling (reports/h200/notes.md). But when the
-// rows are packed (row stride == d), span_rows consecutive rows are one contiguous run of memory
-// that starts on the 16-byte grid whenever span_rows * d * sizeof(T) is a multiple of 16
-// (8 rows of an odd d in 16-bit, 4 in fp32). So a block copies a whole span into shared memory
-// with 16-byte copies only, normalizes its rows there (each row on its own column grid, so the
-// weight is read with 16-byte loads too), and copies the span back out, again 16 bytes at a time.
-// Only the shared-memory side sees the rows' odd offsets.
+// Why: the register kernels give such a row its own shifted chunk grid, and each row still pays
+// its two edge chunks element by element, a weight gathered element by element (7 rows in 8) and
+// a reduction across several warps. Nsight Compute has them issue-bound at about half the copy
+// ceiling (reports/h200/notes.md). But when the rows are packed (row stride == d), span_rows
+// consecutive rows are one run of memory that starts on the 16-byte grid whenever
+// span_rows * d * sizeof(T) is a multiple of 16 (8 rows of an odd d in 16-bit, 4 in fp32). A
+// block takes such a span as one flat array: thread t holds chunks t, t + NT, ... of it in
+// registers, all on the 16-byte grid. A chunk lies in one row, or straddles two (one chunk a row
+// boundary). Each chunk's sum goes to shared memory, one warp a row adds its row's sums in a
+// fixed order (deterministic), and the chunks are normalized and stored from the registers. The
+// weight is kept in shared memory as VEC copies, copy p shifted left by p elements, so that the
+// weight of any chunk that does not straddle is one aligned 16-byte read of the copy its column
+// phase picks.
 //
 // Launch contract (each kernel traps rather than leave elements unwritten): every row tensor
-// 16-byte aligned with row stride d; span_rows a multiple of blockDim.y with span_rows * d *
-// sizeof(T) a multiple of 16; at least span_rows * d * sizeof(T) bytes of dynamic shared memory
-// per staged tensor.
+// 16-byte aligned with row stride d; d >= VEC (a chunk then touches at most two rows);
+// span_rows * d * sizeof(T) a multiple of 16; one tile covers a span (NT * ITEMS chunks);
+// PackedLayout::bytes() of dynamic shared memory.
 #pragma once
 #include "norm_common.cuh"
-#include "staged_common.cuh"
 
 namespace ladder {
 namespace norm {
@@ -28,119 +31,174 @@ __device__ __forceinline__ unsigned dynamic_shared_bytes() {
   return bytes;
 }
 
-// The launch contract above, for `count` row tensors (all non-null) and `staged` of them held in
-// shared memory at once.
-template <typename T, int N>
-__device__ __forceinline__ void trap_unless_packed(const void* const (&tensors)[N],
-                                                   const int (&strides)[N], int span_rows, int d,
-                                                   int staged) {
-  const long long span_bytes = static_cast<long long>(span_rows) * d * sizeof(T);
-  bool ok = span_rows > 0 && span_rows % static_cast<int>(blockDim.y) == 0 &&
-            span_bytes % kChunkBytes == 0 &&
-            span_bytes * staged <= static_cast<long long>(dynamic_shared_bytes());
+// The shared memory of a packed block, each part 16-byte aligned. kernels/README.md gives the
+// same sizes for callers who launch these kernels themselves.
+//   weights: WEIGHTS tensors (rmsnorm 1, layernorm 2: gamma and beta) x VEC shifted copies x
+//            padded_d elements (d rounded up to VEC);
+//   partial: one float a chunk of the span (the sum over the chunk's elements in its first row);
+//   carry:   span_rows + 1 floats (the straddling chunk's sum over the next row, by that row);
+//   stats:   2 * span_rows floats (per row: rmsnorm 1 / rms; layernorm mean and 1 / std).
+template <typename T, int WEIGHTS>
+struct PackedLayout {
+  static constexpr int kVec = Elem<T>::kVec;
+  int d, span_rows, padded_d, span_chunks;
+  __device__ __forceinline__ PackedLayout(int d_, int span_rows_)
+      : d(d_), span_rows(span_rows_), padded_d((d_ + kVec - 1) / kVec * kVec),
+        span_chunks(static_cast<int>((static_cast<long long>(span_rows_) * d_) / kVec)) {}
+  __device__ __forceinline__ static int align16(int bytes) { return (bytes + 15) / 16 * 16; }
+  __device__ __forceinline__ int weight_bytes() const {
+    return WEIGHTS * kVec * padded_d * static_cast<int>(sizeof(T));
+  }
+  __device__ __forceinline__ int partial_offset() const { return weight_bytes(); }
+  __device__ __forceinline__ int carry_offset() const {
+    return partial_offset() + align16(span_chunks * 4);
+  }
+  __device__ __forceinline__ int stats_offset() const {
+    return carry_offset() + align16((span_rows + 1) * 4);
+  }
+  __device__ __forceinline__ int bytes() const { return stats_offset() + align16(2 * span_rows * 4); }
+};
+
+// The launch contract above.
+template <typename T, int ITEMS, int WEIGHTS, int N>
+__device__ __forceinline__ void trap_unless_packed(const PackedLayout<T, WEIGHTS>& layout,
+                                                   const void* const (&tensors)[N],
+                                                   const int (&strides)[N]) {
+  constexpr int kVec = Elem<T>::kVec;
+  const int d = layout.d;
+  bool ok = blockDim.y == 1 && blockDim.x % 32 == 0 && layout.span_rows > 0 && d >= kVec &&
+            (static_cast<long long>(layout.span_rows) * d) % kVec == 0 &&
+            static_cast<long long>(blockDim.x) * blockDim.y * ITEMS >= layout.span_chunks &&
+            static_cast<unsigned>(layout.bytes()) <= dynamic_shared_bytes();
 #pragma unroll
   for (int k = 0; k < N; ++k) ok = ok && offset_in_chunk(tensors[k]) == 0 && strides[k] == d;
   if (!ok) __trap();
 }
 
-// The threads of the block, numbered row-major, for the span copies.
+// Fills the shifted copies of one weight: copy p holds w[p], w[p + 1], ..., zero past d.
+template <typename T>
+__device__ __forceinline__ void fill_shifted_copies(T* copies, const T* w, int d, int padded_d) {
+  constexpr int kVec = Elem<T>::kVec;
+  const int nt = static_cast<int>(blockDim.x * blockDim.y);
+  const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+#pragma unroll 1
+  for (int p = 0; p < kVec; ++p)
+    for (int i = tid; i < padded_d; i += nt)
+      copies[p * padded_d + i] = i + p < d ? w[i + p] : Elem<T>::from_float(0.f);
+}
+
+// The weight chunk for columns [col, col + VEC) of a row (col + VEC <= d): one aligned read of
+// the copy the column's phase picks.
+template <typename T>
+__device__ __forceinline__ uint4 shifted_weight(const T* copies, int padded_d, int col) {
+  constexpr int kVec = Elem<T>::kVec;
+  const int phase = col & (kVec - 1);
+  return *reinterpret_cast<const uint4*>(copies + phase * padded_d + (col - phase));
+}
+
+// Where thread t's chunks of a span lie: chunk i is the span's chunk i * NT + t, starting at
+// element (i * NT + t) * VEC, in span row `row` at column `col`. Walking to the next item adds
+// NT * VEC elements: q rows and rem columns, with one carry (rem < d). The divisions happen once
+// a kernel.
+struct SpanWalk {
+  int first_row, first_col, q, rem;
+  __device__ __forceinline__ SpanWalk(int d, int vec) {
+    const int nt = static_cast<int>(blockDim.x * blockDim.y);
+    const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+    first_row = t * vec / d;
+    first_col = t * vec - first_row * d;
+    q = nt * vec / d;
+    rem = nt * vec - q * d;
+  }
+  __device__ __forceinline__ void next(int& row, int& col, int d) const {
+    row += q;
+    col += rem;
+    if (col >= d) {
+      col -= d;
+      ++row;
+    }
+  }
+};
+
 __device__ __forceinline__ int block_thread() {
   return static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
 }
 __device__ __forceinline__ int block_threads() { return static_cast<int>(blockDim.x * blockDim.y); }
 
-// Starts copying `count` elements from src (global, 16-byte aligned) to dst (shared, 16-byte
-// aligned): whole chunks with cp.async, a last span's remainder (count % VEC) element by element.
-// Thread t takes chunks t, t + threads, ...: the same ones span_copy_out gives it, so a thread
-// refills only slots it has itself emptied, and no barrier is needed between the two.
-template <typename T>
-__device__ __forceinline__ void span_copy_in(T* dst, const T* src, int count) {
+// Loads thread t's chunks of a span of `count` elements (16-byte aligned): 16-byte loads for
+// whole chunks, the last partial chunk element by element, zero past the end. Every 16-byte
+// load is issued before the partial chunk is gathered (one memory latency).
+template <typename T, int ITEMS>
+__device__ __forceinline__ void load_span(const T* span, int count, uint4 (&raw)[ITEMS]) {
   constexpr int kVec = Elem<T>::kVec;
-  const int chunks = count / kVec;
-  for (int c = block_thread(); c < chunks; c += block_threads())
-    cp_async16(dst + c * kVec, src + c * kVec);
-  for (int e = chunks * kVec + block_thread(); e < count; e += block_threads()) dst[e] = src[e];
-}
-
-// Waits for this thread's copies, then for every thread's: the span is in shared memory.
-__device__ __forceinline__ void span_landed() {
-  cp_async_commit();
-  cp_async_wait<0>();
-  __syncthreads();
-}
-
-// Copies `count` elements from shared memory back out, as span_copy_in brought them in.
-template <typename T>
-__device__ __forceinline__ void span_copy_out(T* dst, const T* src, int count) {
-  constexpr int kVec = Elem<T>::kVec;
-  const int chunks = count / kVec;
-  for (int c = block_thread(); c < chunks; c += block_threads())
-    *reinterpret_cast<uint4*>(dst + c * kVec) = *reinterpret_cast<const uint4*>(src + c * kVec);
-  for (int e = chunks * kVec + block_thread(); e < count; e += block_threads()) dst[e] = src[e];
-}
-
-// A row of a span in shared memory: where it starts, and how far past a 16-byte boundary
-// (uniform over the row, so the branches below do not diverge).
-template <typename T>
-struct SpanRow {
-  T* at;
-  int skew_bytes;
-  __device__ __forceinline__ SpanRow(T* span, int k, int d)
-      : at(span + static_cast<long long>(k) * d),
-        skew_bytes(static_cast<int>((static_cast<long long>(k) * d * sizeof(T)) % kChunkBytes)) {}
-};
-
-// The chunk at column c0 of a span row, packed, zero outside [0, cols). Interior chunks are the
-// two aligned 16-byte chunks around them joined by a funnel shift: consecutive threads read
-// consecutive 16-byte slots, free of bank conflicts. Chunks whose aligned pair would reach past
-// either end of the row are read element by element, so no thread touches a neighbouring row's
-// bytes (another row group may be writing them).
-template <typename T>
-__device__ __forceinline__ uint4 span_row_load(const SpanRow<T>& row, int c0, int cols) {
-  constexpr int kVec = Elem<T>::kVec;
-  if (row.skew_bytes == 0 && c0 >= 0 && c0 + kVec <= cols)
-    return *reinterpret_cast<const uint4*>(row.at + c0);
-  const int skew = row.skew_bytes / static_cast<int>(sizeof(T));
-  if (row.skew_bytes != 0 && c0 - skew >= 0 && c0 - skew + 2 * kVec <= cols) {
-    const uint4* pair = reinterpret_cast<const uint4*>(row.at + c0 - skew);
-    return funnel16(pair[0], pair[1], row.skew_bytes);
+  const int whole = count / kVec;
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int c = i * block_threads() + block_thread();
+    if (c < whole) raw[i] = *reinterpret_cast<const uint4*>(span + c * kVec);
   }
-  if (c0 >= cols || c0 + kVec <= 0) return make_uint4(0u, 0u, 0u, 0u);
-  return gather_chunk<T, false>(row.at, c0, cols);
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int c = i * block_threads() + block_thread();
+    if (c >= whole)
+      raw[i] = c * kVec < count ? gather_chunk<T, false>(span, c * kVec, count)
+                                : make_uint4(0u, 0u, 0u, 0u);
+  }
 }
 
-// Stores the columns of the chunk at c0 that fall inside [0, cols) into a span row, touching no
-// other byte: the widest accesses the row's offset allows, element by element at its ends.
+// Stores a chunk of a span: 16 bytes when whole, else its elements below `count`.
 template <typename T>
-__device__ __forceinline__ void span_row_store(const SpanRow<T>& row, int c0, int cols,
-                                               const float (&v)[Elem<T>::kVec]) {
-  constexpr int kVec = Elem<T>::kVec;
-  if (c0 < 0 || c0 + kVec > cols) {
-    store_chunk(row.at, c0, cols, false, v);
-    return;
-  }
-  const uint4 p = Elem<T>::pack(v);
-  T* at = row.at + c0;
-  if (row.skew_bytes == 0) {
-    *reinterpret_cast<uint4*>(at) = p;
-  } else if (row.skew_bytes % 8 == 0) {
-    reinterpret_cast<uint2*>(at)[0] = make_uint2(p.x, p.y);
-    reinterpret_cast<uint2*>(at)[1] = make_uint2(p.z, p.w);
-  } else if (row.skew_bytes % 4 == 0) {
-    unsigned* q = reinterpret_cast<unsigned*>(at);
-    q[0] = p.x; q[1] = p.y; q[2] = p.z; q[3] = p.w;
+__device__ __forceinline__ void store_span_chunk(T* span, int c, int count,
+                                                 const float (&v)[Elem<T>::kVec]) {
+  store_chunk(span, c * Elem<T>::kVec, count, true, v);
+}
+
+// Sums of a chunk's values (f, or f squared) split at a row's end: `first` over the columns
+// below d (the chunk's own row), `next` over the rest (the next row).
+template <int N>
+__device__ __forceinline__ void split_sums(const float (&f)[N], int col, int d, float& first,
+                                           float& next) {
+  first = 0.f;
+  next = 0.f;
+  if (col + N <= d) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) first += f[e];
   } else {
-    // 16-bit elements at an odd offset: the first and last element alone, the six between them
-    // as three aligned words.
-    unsigned short* half = reinterpret_cast<unsigned short*>(at);
-    unsigned* q = reinterpret_cast<unsigned*>(half + 1);
-    half[0] = static_cast<unsigned short>(p.x);
-    q[0] = __funnelshift_r(p.x, p.y, 16);
-    q[1] = __funnelshift_r(p.y, p.z, 16);
-    q[2] = __funnelshift_r(p.z, p.w, 16);
-    half[7] = static_cast<unsigned short>(p.w >> 16);
+#pragma unroll
+    for (int e = 0; e < N; ++e) {
+      if (col + e < d) {
+        first += f[e];
+      } else {
+        next += f[e];
+      }
+    }
   }
 }
+
+// One row's total from the chunk sums: the chunks that start in row r (in order, strided over
+// the warp's lanes, then a butterfly: a fixed order, so deterministic), plus the carry of the
+// chunk that straddles into it. Every lane of the warp gets the total.
+__device__ __forceinline__ float row_total(const float* partial, const float* carry, int r, int d,
+                                           int vec) {
+  const long long start = static_cast<long long>(r) * d;
+  const int lo = static_cast<int>((start + vec - 1) / vec);
+  const int hi = static_cast<int>((start + d - 1) / vec);
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  float s = 0.f;
+  for (int c = lo + lane; c <= hi; c += 32) s += partial[c];
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) s += __shfl_xor_sync(kFullMask, s, offset);
+  return start % vec != 0 ? s + carry[r] : s;
+}
+
+// Hides a held chunk's value from the compiler: a pass that unpacks the chunks again after a
+// barrier then does so, rather than keep every unpacked element of the first pass alive across
+// it (8 registers a 16-bit chunk instead of 4; at 9 chunks a thread, ptxas then spilled).
+__device__ __forceinline__ void opaque(uint4& u) {
+  asm volatile("" : "+r"(u.x), "+r"(u.y), "+r"(u.z), "+r"(u.w));
+}
+
+__device__ __forceinline__ void opaque(int& v) { asm volatile("" : "+r"(v)); }
 
 // The block's walk over spans: block b takes spans b, b + G, ... (G = gridDim.x); the loop
 // condition is uniform per block, so its body may use barriers.

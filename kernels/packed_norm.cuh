@@ -1,235 +1,373 @@
 // The packed-span schedule of the forward kernels (packed_common.cuh): RMSNorm, fused add +
-// RMSNorm and LayerNorm for contiguous tensors, rows normalized in shared memory.
+// RMSNorm and LayerNorm for packed rows, each block taking span_rows rows as one flat array.
 // Geometry and ABI: kernels/README.md.
 #pragma once
 #include "add_rmsnorm.cuh"
 #include "packed_common.cuh"
 
 namespace ladder {
+namespace norm {
+
+// The shared-memory parts of a packed block (PackedLayout), as pointers.
+template <typename T, int WEIGHTS>
+struct PackedParts {
+  T* weights;  // WEIGHTS x VEC shifted copies of padded_d elements
+  float* partial;
+  float* carry;
+  float* stats;
+  __device__ __forceinline__ PackedParts(void* memory, const PackedLayout<T, WEIGHTS>& layout) {
+    char* base = static_cast<char*>(memory);
+    weights = reinterpret_cast<T*>(base);
+    partial = reinterpret_cast<float*>(base + layout.partial_offset());
+    carry = reinterpret_cast<float*>(base + layout.carry_offset());
+    stats = reinterpret_cast<float*>(base + layout.stats_offset());
+  }
+};
+
+// Records one chunk's sums (values already squared or centred as the statistic needs).
+template <int N>
+__device__ __forceinline__ void record_chunk(const float (&f)[N], int c, int row, int col, int d,
+                                             float* partial, float* carry) {
+  float first, next;
+  split_sums(f, col, d, first, next);
+  partial[c] = first;
+  if (col + N > d) carry[row + 1] = next;
+}
+
+}  // namespace norm
 
 // Same arguments, results and aliasing as rmsnorm_fwd, plus span_rows (the launch contract in
-// packed_common.cuh). Launch: block (TPR, RPB); row group y of a block takes rows y, y + RPB, ...
-// of each span; dynamic shared memory span_rows * d * sizeof(T); any grid (blocks walk the
-// spans). ITEMS: chunks a thread holds; one tile must cover the row (TPR * ITEMS * VEC >= d, else
-// the kernel traps): a row's chunks are all read before any is written back, which keeps each
-// thread's reads of its neighbours' bytes (span_row_load) apart from their writes.
-// y may be x: a span is read whole before any of it is written back.
+// packed_common.cuh). Launch: a 1-D block of NT threads (whole warps) with NT * ITEMS >=
+// span_rows * d / VEC; norm::PackedLayout<T, 1>::bytes() of dynamic shared memory; any grid
+// (blocks walk the spans). y may be x: every thread loads its chunks of a span before the
+// block's first barrier and stores them after it.
 template <typename T, int ITEMS>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(1024, 1)
     rmsnorm_fwd_packed(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                        int y_stride, float eps, float w_offset, int span_rows) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
-  __shared__ norm::ReduceScratch<1> scratch;
-  extern __shared__ uint4 span_memory[];
-  T* span = reinterpret_cast<T*>(span_memory);
+  extern __shared__ uint4 packed_memory[];
+  const norm::PackedLayout<T, 1> layout(d, span_rows);
   {
     const void* tensors[2] = {x, y};
     const int strides[2] = {x_stride, y_stride};
-    norm::trap_unless_packed<T>(tensors, strides, span_rows, d, 1);
+    norm::trap_unless_packed<T, ITEMS>(layout, tensors, strides);
   }
-  const bool w_vec = norm::offset_in_chunk(w) == 0;
-  norm::trap_unless_one_tile<T, ITEMS>(d, 0);
-  int parity = 0;
+  const norm::PackedParts<T, 1> parts(packed_memory, layout);
+  if (w != nullptr) norm::fill_shifted_copies(parts.weights, w, d, layout.padded_d);
+  const norm::SpanWalk walk(d, kVec);
+  const int nt = norm::block_threads(), t = norm::block_thread();
+  const int warp = t >> 5, warps = nt >> 5;
   const norm::SpanLoop loop(span_rows);
   for (long long first = loop.first; first < rows; first += loop.step) {
     const int n = static_cast<int>(rows - first < span_rows ? rows - first : span_rows);
-    norm::span_copy_in(span, x + first * d, n * d);
-    norm::span_landed();
-    for (int k = threadIdx.y; k < span_rows; k += blockDim.y) {
-      const bool active = k < n;  // rows past the last only join the reductions
-      const int cols = active ? d : 0;
-      const norm::SpanRow<T> row(span, k, d);
-      uint4 xs[ITEMS];
-      float sum = 0.f;
+    const int count = n * d;
+    const int chunks = (count + kVec - 1) / kVec;
+    const long long offset = first * d;
+    uint4 xs[ITEMS];
+    norm::load_span<T, ITEMS>(x + offset, count, xs);
+    int row = walk.first_row, col = walk.first_col, tt = t;
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i)
-        xs[i] = norm::span_row_load(row, norm::chunk_column<T, ITEMS>(0, i, 0), cols);
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c = i * nt + tt;
+      if (c < chunks) {
         float f[kVec];
         E::unpack(xs[i], f);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) sum = fmaf(f[e], f[e], sum);
+        for (int e = 0; e < kVec; ++e) f[e] *= f[e];
+        norm::record_chunk(f, c, row, col, d, parts.partial, parts.carry);
       }
-      const float inv_rms =
-          norm::row_inv_rms(sum, scratch, parity, d, eps, rstd, first + k, active);
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = norm::chunk_column<T, ITEMS>(0, i, 0);
-        if (c0 >= cols) continue;
-        float v[kVec];
-        E::unpack(xs[i], v);
-        const uint4 w_raw =
-            w == nullptr ? make_uint4(0u, 0u, 0u, 0u)
-                         : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, d, w_vec);
-        norm::scale_by_rms<T>(v, inv_rms, w != nullptr, w_raw, w_offset);
-        norm::span_row_store(row, c0, cols, v);
+      walk.next(row, col, d);
+    }
+    __syncthreads();
+    for (int r = warp; r < n; r += warps) {
+      const float total = norm::row_total(parts.partial, parts.carry, r, d, kVec);
+      const float inv_rms = 1.f / sqrtf(total / static_cast<float>(d) + eps);
+      if ((t & 31) == 0) {
+        parts.stats[r] = inv_rms;
+        if (rstd != nullptr) rstd[first + r] = inv_rms;
       }
     }
     __syncthreads();
-    norm::span_copy_out(y + first * d, span, n * d);
+    // Recomputed rather than kept from the pass above (each item's row, column and index would
+    // otherwise stay in registers across the barrier).
+    row = walk.first_row;
+    col = walk.first_col;
+    tt = t;
+    norm::opaque(row);
+    norm::opaque(col);
+    norm::opaque(tt);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c = i * nt + tt;
+      norm::opaque(xs[i]);
+      if (c < chunks) {
+        float v[kVec];
+        E::unpack(xs[i], v);
+        if (col + kVec <= d) {
+          const float inv_rms = parts.stats[row];
+          if (w != nullptr) {
+            float wv[kVec];
+            E::unpack(norm::shifted_weight(parts.weights, layout.padded_d, col), wv);
+            norm::scale_by_weight(v, inv_rms, wv, w_offset);
+          } else {
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
+          }
+        } else {
+          // The chunk straddles the end of `row`: each element takes its own row's statistic
+          // and its own column's weight (copy 0 is the weight itself).
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) {
+            const bool next = col + e >= d;
+            v[e] *= parts.stats[row + next];
+            if (w != nullptr) v[e] *= E::to_float(parts.weights[next ? col + e - d : col + e]) + w_offset;
+          }
+        }
+        norm::store_span_chunk(y + offset, c, count, v);
+      }
+      walk.next(row, col, d);
+    }
   }
 }
 
 // Same arguments, results and aliasing as add_rmsnorm_fwd, plus span_rows; launch as
-// rmsnorm_fwd_packed (one tile covers the row) with 2 * span_rows * d * sizeof(T) bytes of dynamic shared memory (x's span,
-// then r's). h is written over r's copy and y over x's, each element by the thread that read it,
-// after its last read: h may be r and y may be x.
+// rmsnorm_fwd_packed. h goes out in the first pass, each chunk by the thread that loaded it, so
+// h may be r and y may be x.
 template <typename T, int ITEMS, bool ROUND_SUM>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(1024, 1)
     add_rmsnorm_fwd_packed(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
                            int d, int x_stride, int r_stride, int h_stride, int y_stride,
                            float eps, float w_offset, int span_rows) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
-  __shared__ norm::ReduceScratch<1> scratch;
-  extern __shared__ uint4 span_memory[];
-  T* x_span = reinterpret_cast<T*>(span_memory);
-  T* r_span = x_span + static_cast<long long>(span_rows) * d;
+  extern __shared__ uint4 packed_memory[];
+  const norm::PackedLayout<T, 1> layout(d, span_rows);
   {
     const void* tensors[4] = {x, r, h, y};
     const int strides[4] = {x_stride, r_stride, h_stride, y_stride};
-    norm::trap_unless_packed<T>(tensors, strides, span_rows, d, 2);
+    norm::trap_unless_packed<T, ITEMS>(layout, tensors, strides);
   }
-  const bool w_vec = norm::offset_in_chunk(w) == 0;
-  norm::trap_unless_one_tile<T, ITEMS>(d, 0);
-  int parity = 0;
+  const norm::PackedParts<T, 1> parts(packed_memory, layout);
+  if (w != nullptr) norm::fill_shifted_copies(parts.weights, w, d, layout.padded_d);
+  const norm::SpanWalk walk(d, kVec);
+  const int nt = norm::block_threads(), t = norm::block_thread();
+  const int warp = t >> 5, warps = nt >> 5;
   const norm::SpanLoop loop(span_rows);
   for (long long first = loop.first; first < rows; first += loop.step) {
     const int n = static_cast<int>(rows - first < span_rows ? rows - first : span_rows);
-    norm::span_copy_in(x_span, x + first * d, n * d);
-    norm::span_copy_in(r_span, r + first * d, n * d);
-    norm::span_landed();
-    for (int k = threadIdx.y; k < span_rows; k += blockDim.y) {
-      const bool active = k < n;
-      const int cols = active ? d : 0;
-      const norm::SpanRow<T> xrow(x_span, k, d), rrow(r_span, k, d);
-      uint4 xs[ITEMS], rs[ITEMS];
-      float sum = 0.f;
+    const int count = n * d;
+    const int chunks = (count + kVec - 1) / kVec;
+    const long long offset = first * d;
+    uint4 xs[ITEMS], rs[ITEMS];
+    norm::load_span<T, ITEMS>(x + offset, count, xs);
+    norm::load_span<T, ITEMS>(r + offset, count, rs);
+    int row = walk.first_row, col = walk.first_col, tt = t;
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = norm::chunk_column<T, ITEMS>(0, i, 0);
-        xs[i] = norm::span_row_load(xrow, c0, cols);
-        rs[i] = norm::span_row_load(rrow, c0, cols);
-      }
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c = i * nt + tt;
+      if (c < chunks) {
         float sv[kVec];
         norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
+        norm::store_span_chunk(h + offset, c, count, sv);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) sum = fmaf(sv[e], sv[e], sum);
+        for (int e = 0; e < kVec; ++e) sv[e] *= sv[e];
+        norm::record_chunk(sv, c, row, col, d, parts.partial, parts.carry);
       }
-      const float inv_rms =
-          norm::row_inv_rms(sum, scratch, parity, d, eps, rstd, first + k, active);
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = norm::chunk_column<T, ITEMS>(0, i, 0);
-        if (c0 >= cols) continue;
-        float sv[kVec];
-        norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
-        norm::span_row_store(rrow, c0, cols, sv);  // h
-        const uint4 w_raw =
-            w == nullptr ? make_uint4(0u, 0u, 0u, 0u)
-                         : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, d, w_vec);
-        norm::scale_by_rms<T>(sv, inv_rms, w != nullptr, w_raw, w_offset);
-        norm::span_row_store(xrow, c0, cols, sv);  // y
+      walk.next(row, col, d);
+    }
+    __syncthreads();
+    for (int k = warp; k < n; k += warps) {
+      const float total = norm::row_total(parts.partial, parts.carry, k, d, kVec);
+      const float inv_rms = 1.f / sqrtf(total / static_cast<float>(d) + eps);
+      if ((t & 31) == 0) {
+        parts.stats[k] = inv_rms;
+        if (rstd != nullptr) rstd[first + k] = inv_rms;
       }
     }
     __syncthreads();
-    norm::span_copy_out(h + first * d, r_span, n * d);
-    norm::span_copy_out(y + first * d, x_span, n * d);
+    // Recomputed rather than kept from the pass above (each item's row, column and index would
+    // otherwise stay in registers across the barrier).
+    row = walk.first_row;
+    col = walk.first_col;
+    tt = t;
+    norm::opaque(row);
+    norm::opaque(col);
+    norm::opaque(tt);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c = i * nt + tt;
+      norm::opaque(xs[i]);
+      norm::opaque(rs[i]);
+      if (c < chunks) {
+        float sv[kVec];
+        norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
+        if (col + kVec <= d) {
+          const float inv_rms = parts.stats[row];
+          if (w != nullptr) {
+            float wv[kVec];
+            E::unpack(norm::shifted_weight(parts.weights, layout.padded_d, col), wv);
+            norm::scale_by_weight(sv, inv_rms, wv, w_offset);
+          } else {
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) sv[e] *= inv_rms;
+          }
+        } else {
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) {
+            const bool next = col + e >= d;
+            sv[e] *= parts.stats[row + next];
+            if (w != nullptr) sv[e] *= E::to_float(parts.weights[next ? col + e - d : col + e]) + w_offset;
+          }
+        }
+        norm::store_span_chunk(y + offset, c, count, sv);
+      }
+      walk.next(row, col, d);
+    }
   }
 }
 
 // Same arguments, results and aliasing as layernorm_fwd, plus span_rows; launch as
-// rmsnorm_fwd_packed. The same two-pass statistics as layernorm_fwd (mean, then the sum of
-// squared deviations); columns outside the row are left out of the second.
+// rmsnorm_fwd_packed with norm::PackedLayout<T, 2>::bytes() (gamma's and beta's copies). The
+// same two-pass statistics as layernorm_fwd: the mean, then the sum of squared deviations.
 template <typename T, int ITEMS>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(1024, 1)
     layernorm_fwd_packed(T* y, const T* x, const T* gamma, const T* beta, float* mean,
                          float* rstd, int rows, int d, int x_stride, int y_stride, float eps,
                          int span_rows) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
-  __shared__ norm::ReduceScratch<1> scratch;
-  extern __shared__ uint4 span_memory[];
-  T* span = reinterpret_cast<T*>(span_memory);
+  extern __shared__ uint4 packed_memory[];
+  const norm::PackedLayout<T, 2> layout(d, span_rows);
   {
     const void* tensors[2] = {x, y};
     const int strides[2] = {x_stride, y_stride};
-    norm::trap_unless_packed<T>(tensors, strides, span_rows, d, 1);
+    norm::trap_unless_packed<T, ITEMS>(layout, tensors, strides);
   }
-  const bool gamma_vec = norm::offset_in_chunk(gamma) == 0;
-  const bool beta_vec = norm::offset_in_chunk(beta) == 0;
-  norm::trap_unless_one_tile<T, ITEMS>(d, 0);
-  int parity = 0;
+  const norm::PackedParts<T, 2> parts(packed_memory, layout);
+  T* gamma_copies = parts.weights;
+  T* beta_copies = parts.weights + kVec * layout.padded_d;
+  if (gamma != nullptr) norm::fill_shifted_copies(gamma_copies, gamma, d, layout.padded_d);
+  if (beta != nullptr) norm::fill_shifted_copies(beta_copies, beta, d, layout.padded_d);
+  float* means = parts.stats;
+  float* inv_stds = parts.stats + span_rows;
+  const norm::SpanWalk walk(d, kVec);
+  const int nt = norm::block_threads(), t = norm::block_thread();
+  const int warp = t >> 5, warps = nt >> 5;
   const norm::SpanLoop loop(span_rows);
   for (long long first = loop.first; first < rows; first += loop.step) {
     const int n = static_cast<int>(rows - first < span_rows ? rows - first : span_rows);
-    norm::span_copy_in(span, x + first * d, n * d);
-    norm::span_landed();
-    for (int k = threadIdx.y; k < span_rows; k += blockDim.y) {
-      const bool active = k < n;
-      const int cols = active ? d : 0;
-      const norm::SpanRow<T> row(span, k, d);
-      uint4 xs[ITEMS];
+    const int count = n * d;
+    const int chunks = (count + kVec - 1) / kVec;
+    const long long offset = first * d;
+    uint4 xs[ITEMS];
+    norm::load_span<T, ITEMS>(x + offset, count, xs);
+    int row = walk.first_row, col = walk.first_col, tt = t;
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i)
-        xs[i] = norm::span_row_load(row, norm::chunk_column<T, ITEMS>(0, i, 0), cols);
-      float acc[1] = {0.f};
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        float v[kVec];
-        E::unpack(xs[i], v);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) acc[0] += v[e];
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c = i * nt + tt;
+      if (c < chunks) {
+        float f[kVec];
+        E::unpack(xs[i], f);
+        norm::record_chunk(f, c, row, col, d, parts.partial, parts.carry);
       }
-      norm::row_group_sum<true>(acc, scratch, parity);
-      const float mu = norm::mean_of(acc[0], d);
-      acc[0] = 0.f;
+      walk.next(row, col, d);
+    }
+    __syncthreads();
+    for (int k = warp; k < n; k += warps) {
+      const float mu = norm::mean_of(norm::row_total(parts.partial, parts.carry, k, d, kVec), d);
+      if ((t & 31) == 0) means[k] = mu;
+    }
+    __syncthreads();
+    // Squared deviations; the elements past the span's end (zero, not data) are left out.
+    // Recomputed rather than kept from the pass above (each item's row, column and index would
+    // otherwise stay in registers across the barrier).
+    row = walk.first_row;
+    col = walk.first_col;
+    tt = t;
+    norm::opaque(row);
+    norm::opaque(col);
+    norm::opaque(tt);
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = norm::chunk_column<T, ITEMS>(0, i, 0);
-        float v[kVec];
-        E::unpack(xs[i], v);
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c = i * nt + tt;
+      norm::opaque(xs[i]);
+      if (c < chunks) {
+        float f[kVec];
+        E::unpack(xs[i], f);
+        if (col + kVec <= d && (c + 1) * kVec <= count) {
+          const float mu = means[row];
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) {
-          const float dev = c0 + e < cols ? v[e] - mu : 0.f;
-          acc[0] = fmaf(dev, dev, acc[0]);
+          for (int e = 0; e < kVec; ++e) f[e] = (f[e] - mu) * (f[e] - mu);
+        } else {
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) {
+            const float dev = f[e] - means[row + (col + e >= d)];
+            f[e] = c * kVec + e < count ? dev * dev : 0.f;
+          }
         }
+        norm::record_chunk(f, c, row, col, d, parts.partial, parts.carry);
       }
-      norm::row_group_sum<true>(acc, scratch, parity);
-      const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
-      if (active && threadIdx.x == 0) {
-        if (mean != nullptr) mean[first + k] = mu;
+      walk.next(row, col, d);
+    }
+    __syncthreads();
+    for (int k = warp; k < n; k += warps) {
+      const float var = norm::mean_of(norm::row_total(parts.partial, parts.carry, k, d, kVec), d);
+      const float inv_std = rsqrtf(var + eps);
+      if ((t & 31) == 0) {
+        inv_stds[k] = inv_std;
+        if (mean != nullptr) mean[first + k] = means[k];
         if (rstd != nullptr) rstd[first + k] = inv_std;
-      }
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        const int c0 = norm::chunk_column<T, ITEMS>(0, i, 0);
-        if (c0 >= cols) continue;
-        float v[kVec];
-        E::unpack(xs[i], v);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) v[e] = (v[e] - mu) * inv_std;
-        if (gamma != nullptr) {
-          float g[kVec];
-          E::unpack(norm::load_chunk_packed<T, norm::Load::ReadOnly>(gamma, c0, d, gamma_vec), g);
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) v[e] *= g[e];
-        }
-        if (beta != nullptr) {
-          float b[kVec];
-          E::unpack(norm::load_chunk_packed<T, norm::Load::ReadOnly>(beta, c0, d, beta_vec), b);
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) v[e] += b[e];
-        }
-        norm::span_row_store(row, c0, cols, v);
       }
     }
     __syncthreads();
-    norm::span_copy_out(y + first * d, span, n * d);
+    // Recomputed rather than kept from the pass above (each item's row, column and index would
+    // otherwise stay in registers across the barrier).
+    row = walk.first_row;
+    col = walk.first_col;
+    tt = t;
+    norm::opaque(row);
+    norm::opaque(col);
+    norm::opaque(tt);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c = i * nt + tt;
+      norm::opaque(xs[i]);
+      if (c < chunks) {
+        float v[kVec];
+        E::unpack(xs[i], v);
+        if (col + kVec <= d) {
+          const float mu = means[row], inv_std = inv_stds[row];
+          float g[kVec], b[kVec];
+          if (gamma != nullptr) {
+            E::unpack(norm::shifted_weight(gamma_copies, layout.padded_d, col), g);
+          } else {
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) g[e] = 1.f;
+          }
+          if (beta != nullptr) {
+            E::unpack(norm::shifted_weight(beta_copies, layout.padded_d, col), b);
+          } else {
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) b[e] = 0.f;
+          }
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) v[e] = fmaf((v[e] - mu) * inv_std, g[e], b[e]);
+        } else {
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) {
+            const bool next = col + e >= d;
+            const int cc = next ? col + e - d : col + e;
+            v[e] = (v[e] - means[row + next]) * inv_stds[row + next];
+            if (gamma != nullptr) v[e] *= E::to_float(gamma_copies[cc]);
+            if (beta != nullptr) v[e] += E::to_float(beta_copies[cc]);
+          }
+        }
+        norm::store_span_chunk(y + offset, c, count, v);
+      }
+      walk.next(row, col, d);
+    }
   }
 }
 

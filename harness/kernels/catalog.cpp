@@ -105,9 +105,16 @@ std::vector<KernelRef> all_specializations() {
           out.push_back({e.name, dt, combo, {}});
           continue;
         }
-        const bool packed = combo.count("schedule") && combo.at("schedule") == "packed";
+        // schedule=packed takes its own ITEMS, 1..packed_max_items.
+        if (combo.count("schedule") && combo.at("schedule") == "packed") {
+          for (int items = 1; items <= detail::packed_max_items(e.name, size_of(dt)); ++items) {
+            auto v = combo;
+            v["packed_items"] = std::to_string(items);
+            out.push_back({e.name, dt, v});
+          }
+          continue;
+        }
         for (int items : allowed_items(size_of(dt), e.limits)) {
-          if (packed && items > detail::packed_max_items(e.name, size_of(dt))) continue;
           auto v = combo;
           v["items"] = std::to_string(items);
           out.push_back({e.name, dt, v});

@@ -181,7 +181,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const int wide = read_wide(v, op, kStagedSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const StagedPlan staged = read_staged(v, op, elem, 2, s, misaligned, forced,
                                         allowed_items(elem, limits), device, g);
-  const PackedPlan packed = read_packed(v, op, kStagedSchedules, elem, 2, s,
+  const PackedPlan packed = read_packed(v, op, kStagedSchedules, elem, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   v.finish();
   expect_one_schedule(op, wide, staged.staged);
@@ -249,7 +249,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
   const int wide = read_wide(v, op, kLayernormSchedules, elem, s, misaligned, limits, forced, rpb, g);
-  const PackedPlan packed = read_packed(v, op, kLayernormSchedules, elem, 1, s,
+  const PackedPlan packed = read_packed(v, op, kLayernormSchedules, elem, 2, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   v.finish();
 

@@ -35,6 +35,16 @@ for op in rmsnorm add_rmsnorm layernorm; do
 done > /tmp/o/sweep-packed.txt 2>&1
 awk '{print $1,$2,$3,$4,$5,$8,$NF}' /tmp/o/sweep-packed.txt
 fi
+if [[ $stages == *" ncu "* ]]; then
+  for sc in auto packed; do
+    echo "## rmsnorm bf16 16384x2049 schedule=$sc"
+    timeout 120 ncu --target-processes all --clock-control none --launch-skip 3 --launch-count 1 -k regex:"^rmsnorm_fwd" \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats \
+      --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed.sum \
+      $B bench rmsnorm --dtype bf16 --shape 16384x2049 --variant schedule=$sc --iters 5 2>&1 | grep -v "^==PROF==" | grep -E "^ +[A-Za-z]|##|rmsnorm_fwd" | grep -v -E "^ +-+$|Section:" | head -70
+  done > /tmp/o/ncu-packed.txt 2>&1
+  cat /tmp/o/ncu-packed.txt
+fi
 if [[ $stages == *" sanitize "* ]]; then
 for tool in racecheck memcheck; do
   timeout 200 compute-sanitizer --tool $tool --target-processes all --print-limit 5 $B verify rmsnorm add_rmsnorm layernorm \
