@@ -10,17 +10,23 @@
 // block takes such a span as one flat array: thread t holds chunks t, t + NT, ... of it in
 // registers, all on the 16-byte grid. A chunk lies in one row, or straddles two (one chunk a row
 // boundary). Each chunk's sum goes to shared memory, one warp a row adds its row's sums in a
-// fixed order (deterministic), and the chunks are normalized and stored from the registers. The
-// weight is kept in shared memory as VEC copies, copy p shifted left by p elements, so that the
-// weight of any chunk that does not straddle is one aligned 16-byte read of the copy its column
-// phase picks.
+// fixed order (deterministic), and the chunks are normalized and stored. The weight is kept in
+// shared memory as VEC copies, copy p shifted left by p elements, so that the weight of any chunk
+// that does not straddle is one aligned 16-byte read of the copy its column phase picks.
+// The spans pass through two shared-memory stages: while a block works on one span, the next is
+// on its way in (cp.async). Each thread copies exactly the chunks it later reads (chunks t, t +
+// NT, ... of every span), so cp.async.wait_group alone orders a copy before its use, and a stage
+// is refilled only after the same thread has read it. (Held in registers instead, with no
+// stage, a span left a block nothing in flight between its loads: 0.57 of the copy ceiling at
+// rmsnorm bf16 16384x2049, call 68.)
 //
-// Launch contract (each kernel traps rather than leave elements unwritten): every row tensor
-// 16-byte aligned with row stride d; d >= VEC (a chunk then touches at most two rows);
-// span_rows * d * sizeof(T) a multiple of 16; one tile covers a span (NT * ITEMS chunks);
-// PackedLayout::bytes() of dynamic shared memory.
+// Launch contract (each kernel traps rather than leave elements unwritten): a 1-D block of whole
+// warps; every row tensor 16-byte aligned with row stride d; d >= VEC (a chunk then touches at
+// most two rows); span_rows * d * sizeof(T) a multiple of 16; PackedLayout::bytes() of dynamic
+// shared memory.
 #pragma once
 #include "norm_common.cuh"
+#include "staged_common.cuh"
 
 namespace ladder {
 namespace norm {
@@ -33,12 +39,13 @@ __device__ __forceinline__ unsigned dynamic_shared_bytes() {
 
 // The shared memory of a packed block, each part 16-byte aligned. kernels/README.md gives the
 // same sizes for callers who launch these kernels themselves.
-//   weights: WEIGHTS tensors (rmsnorm 1, layernorm 2: gamma and beta) x VEC shifted copies x
-//            padded_d elements (d rounded up to VEC);
+//   weights: WEIGHTS tensors (rmsnorm and add_rmsnorm 1, layernorm 2: gamma and beta) x VEC
+//            shifted copies x padded_d elements (d rounded up to VEC);
+//   stages:  2 stages x TENSORS staged inputs (add_rmsnorm 2: x and r) x span_chunks chunks;
 //   partial: one float a chunk of the span (the sum over the chunk's elements in its first row);
 //   carry:   span_rows + 1 floats (the straddling chunk's sum over the next row, by that row);
 //   stats:   2 * span_rows floats (per row: rmsnorm 1 / rms; layernorm mean and 1 / std).
-template <typename T, int WEIGHTS>
+template <typename T, int WEIGHTS, int TENSORS>
 struct PackedLayout {
   static constexpr int kVec = Elem<T>::kVec;
   int d, span_rows, padded_d, span_chunks;
@@ -46,10 +53,12 @@ struct PackedLayout {
       : d(d_), span_rows(span_rows_), padded_d((d_ + kVec - 1) / kVec * kVec),
         span_chunks(static_cast<int>((static_cast<long long>(span_rows_) * d_) / kVec)) {}
   __device__ __forceinline__ static int align16(int bytes) { return (bytes + 15) / 16 * 16; }
-  __device__ __forceinline__ int weight_bytes() const {
+  __device__ __forceinline__ int stages_offset() const {
     return WEIGHTS * kVec * padded_d * static_cast<int>(sizeof(T));
   }
-  __device__ __forceinline__ int partial_offset() const { return weight_bytes(); }
+  __device__ __forceinline__ int partial_offset() const {
+    return stages_offset() + 2 * TENSORS * span_chunks * kChunkBytes;
+  }
   __device__ __forceinline__ int carry_offset() const {
     return partial_offset() + align16(span_chunks * 4);
   }
@@ -60,30 +69,32 @@ struct PackedLayout {
 };
 
 // The launch contract above.
-template <typename T, int ITEMS, int WEIGHTS, int N>
-__device__ __forceinline__ void trap_unless_packed(const PackedLayout<T, WEIGHTS>& layout,
+template <typename T, int WEIGHTS, int TENSORS, int N>
+__device__ __forceinline__ void trap_unless_packed(const PackedLayout<T, WEIGHTS, TENSORS>& layout,
                                                    const void* const (&tensors)[N],
                                                    const int (&strides)[N]) {
   constexpr int kVec = Elem<T>::kVec;
   const int d = layout.d;
   bool ok = blockDim.y == 1 && blockDim.x % 32 == 0 && layout.span_rows > 0 && d >= kVec &&
             (static_cast<long long>(layout.span_rows) * d) % kVec == 0 &&
-            static_cast<long long>(blockDim.x) * blockDim.y * ITEMS >= layout.span_chunks &&
             static_cast<unsigned>(layout.bytes()) <= dynamic_shared_bytes();
 #pragma unroll
   for (int k = 0; k < N; ++k) ok = ok && offset_in_chunk(tensors[k]) == 0 && strides[k] == d;
   if (!ok) __trap();
 }
 
+__device__ __forceinline__ int block_thread() {
+  return static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+}
+__device__ __forceinline__ int block_threads() { return static_cast<int>(blockDim.x * blockDim.y); }
+
 // Fills the shifted copies of one weight: copy p holds w[p], w[p + 1], ..., zero past d.
 template <typename T>
 __device__ __forceinline__ void fill_shifted_copies(T* copies, const T* w, int d, int padded_d) {
   constexpr int kVec = Elem<T>::kVec;
-  const int nt = static_cast<int>(blockDim.x * blockDim.y);
-  const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
 #pragma unroll 1
   for (int p = 0; p < kVec; ++p)
-    for (int i = tid; i < padded_d; i += nt)
+    for (int i = block_thread(); i < padded_d; i += block_threads())
       copies[p * padded_d + i] = i + p < d ? w[i + p] : Elem<T>::from_float(0.f);
 }
 
@@ -96,15 +107,13 @@ __device__ __forceinline__ uint4 shifted_weight(const T* copies, int padded_d, i
   return *reinterpret_cast<const uint4*>(copies + phase * padded_d + (col - phase));
 }
 
-// Where thread t's chunks of a span lie: chunk i is the span's chunk i * NT + t, starting at
-// element (i * NT + t) * VEC, in span row `row` at column `col`. Walking to the next item adds
-// NT * VEC elements: q rows and rem columns, with one carry (rem < d). The divisions happen once
-// a kernel.
+// Where thread t's chunks of a span lie: its k-th is the span's chunk t + k * NT, starting at
+// element (t + k * NT) * VEC, in span row `row` at column `col`. Each step adds NT * VEC
+// elements: q rows and rem columns, with one carry (rem < d). The divisions happen once a kernel.
 struct SpanWalk {
   int first_row, first_col, q, rem;
   __device__ __forceinline__ SpanWalk(int d, int vec) {
-    const int nt = static_cast<int>(blockDim.x * blockDim.y);
-    const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+    const int nt = block_threads(), t = block_thread();
     first_row = t * vec / d;
     first_col = t * vec - first_row * d;
     q = nt * vec / d;
@@ -120,31 +129,32 @@ struct SpanWalk {
   }
 };
 
-__device__ __forceinline__ int block_thread() {
-  return static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-}
-__device__ __forceinline__ int block_threads() { return static_cast<int>(blockDim.x * blockDim.y); }
+// One staged input of a span (x, or r): its global span and its shared-memory stage.
+template <typename T>
+struct StagedSpan {
+  const T* global;  // the span's first element, 16-byte aligned
+  uint4* stage;     // span_chunks slots
+  int count;        // elements in the span (a last span may be short)
 
-// Loads thread t's chunks of a span of `count` elements (16-byte aligned): 16-byte loads for
-// whole chunks, the last partial chunk element by element, zero past the end. Every 16-byte
-// load is issued before the partial chunk is gathered (one memory latency).
-template <typename T, int ITEMS>
-__device__ __forceinline__ void load_span(const T* span, int count, uint4 (&raw)[ITEMS]) {
-  constexpr int kVec = Elem<T>::kVec;
-  const int whole = count / kVec;
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    const int c = i * block_threads() + block_thread();
-    if (c < whole) raw[i] = *reinterpret_cast<const uint4*>(span + c * kVec);
+  // Starts the copies of this thread's whole chunks (a short last span's partial chunk is
+  // gathered from global memory when used instead).
+  __device__ __forceinline__ void copy_in() const {
+    constexpr int kVec = Elem<T>::kVec;
+    const int whole = count / kVec;
+    for (int c = block_thread(); c < whole; c += block_threads())
+      cp_async16(stage + c, global + c * kVec);
   }
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    const int c = i * block_threads() + block_thread();
-    if (c >= whole)
-      raw[i] = c * kVec < count ? gather_chunk<T, false>(span, c * kVec, count)
-                                : make_uint4(0u, 0u, 0u, 0u);
+  // Chunk c, packed, on its first read: from the stage when whole, else gathered (zero past
+  // count) and parked in its slot, so that later passes read the stage only (h may be r, y x).
+  __device__ __forceinline__ uint4 first_read(int c) const {
+    constexpr int kVec = Elem<T>::kVec;
+    if ((c + 1) * kVec <= count) return stage[c];
+    const uint4 raw = gather_chunk<T, false>(global, c * kVec, count);
+    stage[c] = raw;
+    return raw;
   }
-}
+  __device__ __forceinline__ uint4 reread(int c) const { return stage[c]; }
+};
 
 // Stores a chunk of a span: 16 bytes when whole, else its elements below `count`.
 template <typename T>
@@ -190,15 +200,6 @@ __device__ __forceinline__ float row_total(const float* partial, const float* ca
   for (int offset = 16; offset > 0; offset >>= 1) s += __shfl_xor_sync(kFullMask, s, offset);
   return start % vec != 0 ? s + carry[r] : s;
 }
-
-// Hides a held chunk's value from the compiler: a pass that unpacks the chunks again after a
-// barrier then does so, rather than keep every unpacked element of the first pass alive across
-// it (8 registers a 16-bit chunk instead of 4; at 9 chunks a thread, ptxas then spilled).
-__device__ __forceinline__ void opaque(uint4& u) {
-  asm volatile("" : "+r"(u.x), "+r"(u.y), "+r"(u.z), "+r"(u.w));
-}
-
-__device__ __forceinline__ void opaque(int& v) { asm volatile("" : "+r"(v)); }
 
 // The block's walk over spans: block b takes spans b, b + G, ... (G = gridDim.x); the loop
 // condition is uniform per block, so its body may use barriers.

@@ -9,18 +9,27 @@ namespace ladder {
 namespace norm {
 
 // The shared-memory parts of a packed block (PackedLayout), as pointers.
-template <typename T, int WEIGHTS>
+template <typename T, int WEIGHTS, int TENSORS>
 struct PackedParts {
   T* weights;  // WEIGHTS x VEC shifted copies of padded_d elements
+  uint4* stages;
+  int span_chunks;
   float* partial;
   float* carry;
   float* stats;
-  __device__ __forceinline__ PackedParts(void* memory, const PackedLayout<T, WEIGHTS>& layout) {
+  __device__ __forceinline__ PackedParts(void* memory,
+                                         const PackedLayout<T, WEIGHTS, TENSORS>& layout) {
     char* base = static_cast<char*>(memory);
     weights = reinterpret_cast<T*>(base);
+    stages = reinterpret_cast<uint4*>(base + layout.stages_offset());
+    span_chunks = layout.span_chunks;
     partial = reinterpret_cast<float*>(base + layout.partial_offset());
     carry = reinterpret_cast<float*>(base + layout.carry_offset());
     stats = reinterpret_cast<float*>(base + layout.stats_offset());
+  }
+  // Input k's slots in stage st.
+  __device__ __forceinline__ uint4* stage(int st, int k) const {
+    return stages + (st * TENSORS + k) * span_chunks;
   }
 };
 
@@ -34,151 +43,102 @@ __device__ __forceinline__ void record_chunk(const float (&f)[N], int c, int row
   if (col + N > d) carry[row + 1] = next;
 }
 
+// v *= inv_rms * (w + w_offset) for a chunk at column col of `row`; a chunk that straddles the
+// row's end takes each element's own row statistic and column weight (copy 0 of the shifted
+// copies is the weight itself).
+template <typename T>
+__device__ __forceinline__ void scale_packed_chunk(float (&v)[Elem<T>::kVec], int row, int col,
+                                                   int d, const float* inv_rms,
+                                                   const T* w_copies, int padded_d,
+                                                   bool has_weight, float w_offset) {
+  constexpr int kVec = Elem<T>::kVec;
+  if (col + kVec <= d) {
+    if (has_weight) {
+      float wv[kVec];
+      Elem<T>::unpack(shifted_weight(w_copies, padded_d, col), wv);
+      scale_by_weight(v, inv_rms[row], wv, w_offset);
+    } else {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) v[e] *= inv_rms[row];
+    }
+    return;
+  }
+#pragma unroll
+  for (int e = 0; e < kVec; ++e) {
+    const bool next = col + e >= d;
+    v[e] *= inv_rms[row + next];
+    if (has_weight) v[e] *= Elem<T>::to_float(w_copies[next ? col + e - d : col + e]) + w_offset;
+  }
+}
+
+// The walk of a packed kernel over its spans, each one's copies started a span ahead.
+// stage_copies(first, st) starts the copies of the span at row `first` into stage st (copy_in of
+// each input); work(first, st) runs once they have landed. The loop condition is uniform per
+// block, so work may use barriers.
+template <typename StageCopies, typename Work>
+__device__ __forceinline__ void walk_spans(int rows, int span_rows, StageCopies&& stage_copies,
+                                           Work&& work) {
+  const SpanLoop loop(span_rows);
+  if (loop.first < rows) stage_copies(loop.first, 0);
+  cp_async_commit();
+  int st = 0;
+  for (long long first = loop.first; first < rows; first += loop.step, st ^= 1) {
+    if (first + loop.step < rows) stage_copies(first + loop.step, st ^ 1);
+    cp_async_commit();
+    cp_async_wait<1>();
+    work(first, st);
+  }
+  cp_async_wait<0>();
+}
+
+// Elements in the span at row `first` (the last may be short).
+__device__ __forceinline__ int span_count(long long first, int rows, int span_rows, int d) {
+  const long long n = rows - first < span_rows ? rows - first : span_rows;
+  return static_cast<int>(n) * d;
+}
+
 }  // namespace norm
 
 // Same arguments, results and aliasing as rmsnorm_fwd, plus span_rows (the launch contract in
-// packed_common.cuh). Launch: a 1-D block of NT threads (whole warps) with NT * ITEMS >=
-// span_rows * d / VEC; norm::PackedLayout<T, 1>::bytes() of dynamic shared memory; any grid
-// (blocks walk the spans). y may be x: every thread loads its chunks of a span before the
-// block's first barrier and stores them after it.
-template <typename T, int ITEMS>
+// packed_common.cuh). Launch: a 1-D block of whole warps; norm::PackedLayout<T, 1, 1>::bytes() of
+// dynamic shared memory; any grid (blocks walk the spans: about as many as are resident).
+// y may be x: each chunk is stored by the thread that read it, after its last read.
+template <typename T>
 __global__ void __launch_bounds__(1024, 1)
     rmsnorm_fwd_packed(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                        int y_stride, float eps, float w_offset, int span_rows) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
   extern __shared__ uint4 packed_memory[];
-  const norm::PackedLayout<T, 1> layout(d, span_rows);
+  const norm::PackedLayout<T, 1, 1> layout(d, span_rows);
   {
     const void* tensors[2] = {x, y};
     const int strides[2] = {x_stride, y_stride};
-    norm::trap_unless_packed<T, ITEMS>(layout, tensors, strides);
+    norm::trap_unless_packed<T>(layout, tensors, strides);
   }
-  const norm::PackedParts<T, 1> parts(packed_memory, layout);
+  const norm::PackedParts<T, 1, 1> parts(packed_memory, layout);
   if (w != nullptr) norm::fill_shifted_copies(parts.weights, w, d, layout.padded_d);
   const norm::SpanWalk walk(d, kVec);
   const int nt = norm::block_threads(), t = norm::block_thread();
-  const int warp = t >> 5, warps = nt >> 5;
-  const norm::SpanLoop loop(span_rows);
-  for (long long first = loop.first; first < rows; first += loop.step) {
-    const int n = static_cast<int>(rows - first < span_rows ? rows - first : span_rows);
-    const int count = n * d;
-    const int chunks = (count + kVec - 1) / kVec;
-    const long long offset = first * d;
-    uint4 xs[ITEMS];
-    norm::load_span<T, ITEMS>(x + offset, count, xs);
-    int row = walk.first_row, col = walk.first_col, tt = t;
+  auto span_of = [&](long long first, int st) {
+    return norm::StagedSpan<T>{x + first * d, parts.stage(st, 0),
+                               norm::span_count(first, rows, span_rows, d)};
+  };
+  norm::walk_spans(rows, span_rows, [&](long long first, int st) { span_of(first, st).copy_in(); },
+                   [&](long long first, int st) {
+    const norm::StagedSpan<T> xs = span_of(first, st);
+    const int chunks = (xs.count + kVec - 1) / kVec;
+    int row = walk.first_row, col = walk.first_col;
+    for (int c = t; c < chunks; c += nt) {
+      float f[kVec];
+      E::unpack(xs.first_read(c), f);
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const int c = i * nt + tt;
-      if (c < chunks) {
-        float f[kVec];
-        E::unpack(xs[i], f);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) f[e] *= f[e];
-        norm::record_chunk(f, c, row, col, d, parts.partial, parts.carry);
-      }
+      for (int e = 0; e < kVec; ++e) f[e] *= f[e];
+      norm::record_chunk(f, c, row, col, d, parts.partial, parts.carry);
       walk.next(row, col, d);
     }
     __syncthreads();
-    for (int r = warp; r < n; r += warps) {
-      const float total = norm::row_total(parts.partial, parts.carry, r, d, kVec);
-      const float inv_rms = 1.f / sqrtf(total / static_cast<float>(d) + eps);
-      if ((t & 31) == 0) {
-        parts.stats[r] = inv_rms;
-        if (rstd != nullptr) rstd[first + r] = inv_rms;
-      }
-    }
-    __syncthreads();
-    // Recomputed rather than kept from the pass above (each item's row, column and index would
-    // otherwise stay in registers across the barrier).
-    row = walk.first_row;
-    col = walk.first_col;
-    tt = t;
-    norm::opaque(row);
-    norm::opaque(col);
-    norm::opaque(tt);
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const int c = i * nt + tt;
-      norm::opaque(xs[i]);
-      if (c < chunks) {
-        float v[kVec];
-        E::unpack(xs[i], v);
-        if (col + kVec <= d) {
-          const float inv_rms = parts.stats[row];
-          if (w != nullptr) {
-            float wv[kVec];
-            E::unpack(norm::shifted_weight(parts.weights, layout.padded_d, col), wv);
-            norm::scale_by_weight(v, inv_rms, wv, w_offset);
-          } else {
-#pragma unroll
-            for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
-          }
-        } else {
-          // The chunk straddles the end of `row`: each element takes its own row's statistic
-          // and its own column's weight (copy 0 is the weight itself).
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) {
-            const bool next = col + e >= d;
-            v[e] *= parts.stats[row + next];
-            if (w != nullptr) v[e] *= E::to_float(parts.weights[next ? col + e - d : col + e]) + w_offset;
-          }
-        }
-        norm::store_span_chunk(y + offset, c, count, v);
-      }
-      walk.next(row, col, d);
-    }
-  }
-}
-
-// Same arguments, results and aliasing as add_rmsnorm_fwd, plus span_rows; launch as
-// rmsnorm_fwd_packed. h goes out in the first pass, each chunk by the thread that loaded it, so
-// h may be r and y may be x.
-template <typename T, int ITEMS, bool ROUND_SUM>
-__global__ void __launch_bounds__(1024, 1)
-    add_rmsnorm_fwd_packed(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
-                           int d, int x_stride, int r_stride, int h_stride, int y_stride,
-                           float eps, float w_offset, int span_rows) {
-  using E = norm::Elem<T>;
-  constexpr int kVec = E::kVec;
-  extern __shared__ uint4 packed_memory[];
-  const norm::PackedLayout<T, 1> layout(d, span_rows);
-  {
-    const void* tensors[4] = {x, r, h, y};
-    const int strides[4] = {x_stride, r_stride, h_stride, y_stride};
-    norm::trap_unless_packed<T, ITEMS>(layout, tensors, strides);
-  }
-  const norm::PackedParts<T, 1> parts(packed_memory, layout);
-  if (w != nullptr) norm::fill_shifted_copies(parts.weights, w, d, layout.padded_d);
-  const norm::SpanWalk walk(d, kVec);
-  const int nt = norm::block_threads(), t = norm::block_thread();
-  const int warp = t >> 5, warps = nt >> 5;
-  const norm::SpanLoop loop(span_rows);
-  for (long long first = loop.first; first < rows; first += loop.step) {
-    const int n = static_cast<int>(rows - first < span_rows ? rows - first : span_rows);
-    const int count = n * d;
-    const int chunks = (count + kVec - 1) / kVec;
-    const long long offset = first * d;
-    uint4 xs[ITEMS], rs[ITEMS];
-    norm::load_span<T, ITEMS>(x + offset, count, xs);
-    norm::load_span<T, ITEMS>(r + offset, count, rs);
-    int row = walk.first_row, col = walk.first_col, tt = t;
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const int c = i * nt + tt;
-      if (c < chunks) {
-        float sv[kVec];
-        norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
-        norm::store_span_chunk(h + offset, c, count, sv);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) sv[e] *= sv[e];
-        norm::record_chunk(sv, c, row, col, d, parts.partial, parts.carry);
-      }
-      walk.next(row, col, d);
-    }
-    __syncthreads();
-    for (int k = warp; k < n; k += warps) {
+    for (int k = t >> 5; k * d < xs.count; k += nt >> 5) {
       const float total = norm::row_total(parts.partial, parts.carry, k, d, kVec);
       const float inv_rms = 1.f / sqrtf(total / static_cast<float>(d) + eps);
       if ((t & 31) == 0) {
@@ -187,51 +147,91 @@ __global__ void __launch_bounds__(1024, 1)
       }
     }
     __syncthreads();
-    // Recomputed rather than kept from the pass above (each item's row, column and index would
-    // otherwise stay in registers across the barrier).
     row = walk.first_row;
     col = walk.first_col;
-    tt = t;
-    norm::opaque(row);
-    norm::opaque(col);
-    norm::opaque(tt);
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const int c = i * nt + tt;
-      norm::opaque(xs[i]);
-      norm::opaque(rs[i]);
-      if (c < chunks) {
-        float sv[kVec];
-        norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
-        if (col + kVec <= d) {
-          const float inv_rms = parts.stats[row];
-          if (w != nullptr) {
-            float wv[kVec];
-            E::unpack(norm::shifted_weight(parts.weights, layout.padded_d, col), wv);
-            norm::scale_by_weight(sv, inv_rms, wv, w_offset);
-          } else {
-#pragma unroll
-            for (int e = 0; e < kVec; ++e) sv[e] *= inv_rms;
-          }
-        } else {
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) {
-            const bool next = col + e >= d;
-            sv[e] *= parts.stats[row + next];
-            if (w != nullptr) sv[e] *= E::to_float(parts.weights[next ? col + e - d : col + e]) + w_offset;
-          }
-        }
-        norm::store_span_chunk(y + offset, c, count, sv);
-      }
+    for (int c = t; c < chunks; c += nt) {
+      float v[kVec];
+      E::unpack(xs.reread(c), v);
+      norm::scale_packed_chunk<T>(v, row, col, d, parts.stats, parts.weights, layout.padded_d,
+                                  w != nullptr, w_offset);
+      norm::store_span_chunk(y + first * d, c, xs.count, v);
       walk.next(row, col, d);
     }
+  });
+}
+
+// Same arguments, results and aliasing as add_rmsnorm_fwd, plus span_rows; launch as
+// rmsnorm_fwd_packed with norm::PackedLayout<T, 1, 2>::bytes() (x and r staged). h goes out in
+// the first pass and y in the second, each chunk by the thread that read it, and the second pass
+// reads only the stages: h may be r and y may be x.
+template <typename T, bool ROUND_SUM>
+__global__ void __launch_bounds__(1024, 1)
+    add_rmsnorm_fwd_packed(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
+                           int d, int x_stride, int r_stride, int h_stride, int y_stride,
+                           float eps, float w_offset, int span_rows) {
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  extern __shared__ uint4 packed_memory[];
+  const norm::PackedLayout<T, 1, 2> layout(d, span_rows);
+  {
+    const void* tensors[4] = {x, r, h, y};
+    const int strides[4] = {x_stride, r_stride, h_stride, y_stride};
+    norm::trap_unless_packed<T>(layout, tensors, strides);
   }
+  const norm::PackedParts<T, 1, 2> parts(packed_memory, layout);
+  if (w != nullptr) norm::fill_shifted_copies(parts.weights, w, d, layout.padded_d);
+  const norm::SpanWalk walk(d, kVec);
+  const int nt = norm::block_threads(), t = norm::block_thread();
+  auto span_of = [&](const T* input, int k, long long first, int st) {
+    return norm::StagedSpan<T>{input + first * d, parts.stage(st, k),
+                               norm::span_count(first, rows, span_rows, d)};
+  };
+  norm::walk_spans(rows, span_rows,
+                   [&](long long first, int st) {
+                     span_of(x, 0, first, st).copy_in();
+                     span_of(r, 1, first, st).copy_in();
+                   },
+                   [&](long long first, int st) {
+    const norm::StagedSpan<T> xs = span_of(x, 0, first, st), rs = span_of(r, 1, first, st);
+    const int count = xs.count;
+    const int chunks = (count + kVec - 1) / kVec;
+    int row = walk.first_row, col = walk.first_col;
+    for (int c = t; c < chunks; c += nt) {
+      float sv[kVec];
+      norm::chunk_sum<T, ROUND_SUM>(xs.first_read(c), rs.first_read(c), sv);
+      norm::store_span_chunk(h + first * d, c, count, sv);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) sv[e] *= sv[e];
+      norm::record_chunk(sv, c, row, col, d, parts.partial, parts.carry);
+      walk.next(row, col, d);
+    }
+    __syncthreads();
+    for (int k = t >> 5; k * d < count; k += nt >> 5) {
+      const float total = norm::row_total(parts.partial, parts.carry, k, d, kVec);
+      const float inv_rms = 1.f / sqrtf(total / static_cast<float>(d) + eps);
+      if ((t & 31) == 0) {
+        parts.stats[k] = inv_rms;
+        if (rstd != nullptr) rstd[first + k] = inv_rms;
+      }
+    }
+    __syncthreads();
+    row = walk.first_row;
+    col = walk.first_col;
+    for (int c = t; c < chunks; c += nt) {
+      float sv[kVec];
+      norm::chunk_sum<T, ROUND_SUM>(xs.reread(c), rs.reread(c), sv);
+      norm::scale_packed_chunk<T>(sv, row, col, d, parts.stats, parts.weights, layout.padded_d,
+                                  w != nullptr, w_offset);
+      norm::store_span_chunk(y + first * d, c, count, sv);
+      walk.next(row, col, d);
+    }
+  });
 }
 
 // Same arguments, results and aliasing as layernorm_fwd, plus span_rows; launch as
-// rmsnorm_fwd_packed with norm::PackedLayout<T, 2>::bytes() (gamma's and beta's copies). The
+// rmsnorm_fwd_packed with norm::PackedLayout<T, 2, 1>::bytes() (gamma's and beta's copies). The
 // same two-pass statistics as layernorm_fwd: the mean, then the sum of squared deviations.
-template <typename T, int ITEMS>
+template <typename T>
 __global__ void __launch_bounds__(1024, 1)
     layernorm_fwd_packed(T* y, const T* x, const T* gamma, const T* beta, float* mean,
                          float* rstd, int rows, int d, int x_stride, int y_stride, float eps,
@@ -239,13 +239,13 @@ __global__ void __launch_bounds__(1024, 1)
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
   extern __shared__ uint4 packed_memory[];
-  const norm::PackedLayout<T, 2> layout(d, span_rows);
+  const norm::PackedLayout<T, 2, 1> layout(d, span_rows);
   {
     const void* tensors[2] = {x, y};
     const int strides[2] = {x_stride, y_stride};
-    norm::trap_unless_packed<T, ITEMS>(layout, tensors, strides);
+    norm::trap_unless_packed<T>(layout, tensors, strides);
   }
-  const norm::PackedParts<T, 2> parts(packed_memory, layout);
+  const norm::PackedParts<T, 2, 1> parts(packed_memory, layout);
   T* gamma_copies = parts.weights;
   T* beta_copies = parts.weights + kVec * layout.padded_d;
   if (gamma != nullptr) norm::fill_shifted_copies(gamma_copies, gamma, d, layout.padded_d);
@@ -254,65 +254,50 @@ __global__ void __launch_bounds__(1024, 1)
   float* inv_stds = parts.stats + span_rows;
   const norm::SpanWalk walk(d, kVec);
   const int nt = norm::block_threads(), t = norm::block_thread();
-  const int warp = t >> 5, warps = nt >> 5;
-  const norm::SpanLoop loop(span_rows);
-  for (long long first = loop.first; first < rows; first += loop.step) {
-    const int n = static_cast<int>(rows - first < span_rows ? rows - first : span_rows);
-    const int count = n * d;
+  auto span_of = [&](long long first, int st) {
+    return norm::StagedSpan<T>{x + first * d, parts.stage(st, 0),
+                               norm::span_count(first, rows, span_rows, d)};
+  };
+  norm::walk_spans(rows, span_rows, [&](long long first, int st) { span_of(first, st).copy_in(); },
+                   [&](long long first, int st) {
+    const norm::StagedSpan<T> xs = span_of(first, st);
+    const int count = xs.count;
     const int chunks = (count + kVec - 1) / kVec;
-    const long long offset = first * d;
-    uint4 xs[ITEMS];
-    norm::load_span<T, ITEMS>(x + offset, count, xs);
-    int row = walk.first_row, col = walk.first_col, tt = t;
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const int c = i * nt + tt;
-      if (c < chunks) {
-        float f[kVec];
-        E::unpack(xs[i], f);
-        norm::record_chunk(f, c, row, col, d, parts.partial, parts.carry);
-      }
+    int row = walk.first_row, col = walk.first_col;
+    for (int c = t; c < chunks; c += nt) {
+      float f[kVec];
+      E::unpack(xs.first_read(c), f);
+      norm::record_chunk(f, c, row, col, d, parts.partial, parts.carry);
       walk.next(row, col, d);
     }
     __syncthreads();
-    for (int k = warp; k < n; k += warps) {
+    for (int k = t >> 5; k * d < count; k += nt >> 5) {
       const float mu = norm::mean_of(norm::row_total(parts.partial, parts.carry, k, d, kVec), d);
       if ((t & 31) == 0) means[k] = mu;
     }
     __syncthreads();
-    // Squared deviations; the elements past the span's end (zero, not data) are left out.
-    // Recomputed rather than kept from the pass above (each item's row, column and index would
-    // otherwise stay in registers across the barrier).
+    // Squared deviations; the elements past a short span's end (zero, not data) are left out.
     row = walk.first_row;
     col = walk.first_col;
-    tt = t;
-    norm::opaque(row);
-    norm::opaque(col);
-    norm::opaque(tt);
+    for (int c = t; c < chunks; c += nt) {
+      float f[kVec];
+      E::unpack(xs.reread(c), f);
+      if (col + kVec <= d && (c + 1) * kVec <= count) {
+        const float mu = means[row];
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const int c = i * nt + tt;
-      norm::opaque(xs[i]);
-      if (c < chunks) {
-        float f[kVec];
-        E::unpack(xs[i], f);
-        if (col + kVec <= d && (c + 1) * kVec <= count) {
-          const float mu = means[row];
+        for (int e = 0; e < kVec; ++e) f[e] = (f[e] - mu) * (f[e] - mu);
+      } else {
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) f[e] = (f[e] - mu) * (f[e] - mu);
-        } else {
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) {
-            const float dev = f[e] - means[row + (col + e >= d)];
-            f[e] = c * kVec + e < count ? dev * dev : 0.f;
-          }
+        for (int e = 0; e < kVec; ++e) {
+          const float dev = f[e] - means[row + (col + e >= d)];
+          f[e] = c * kVec + e < count ? dev * dev : 0.f;
         }
-        norm::record_chunk(f, c, row, col, d, parts.partial, parts.carry);
       }
+      norm::record_chunk(f, c, row, col, d, parts.partial, parts.carry);
       walk.next(row, col, d);
     }
     __syncthreads();
-    for (int k = warp; k < n; k += warps) {
+    for (int k = t >> 5; k * d < count; k += nt >> 5) {
       const float var = norm::mean_of(norm::row_total(parts.partial, parts.carry, k, d, kVec), d);
       const float inv_std = rsqrtf(var + eps);
       if ((t & 31) == 0) {
@@ -322,53 +307,42 @@ __global__ void __launch_bounds__(1024, 1)
       }
     }
     __syncthreads();
-    // Recomputed rather than kept from the pass above (each item's row, column and index would
-    // otherwise stay in registers across the barrier).
     row = walk.first_row;
     col = walk.first_col;
-    tt = t;
-    norm::opaque(row);
-    norm::opaque(col);
-    norm::opaque(tt);
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const int c = i * nt + tt;
-      norm::opaque(xs[i]);
-      if (c < chunks) {
-        float v[kVec];
-        E::unpack(xs[i], v);
-        if (col + kVec <= d) {
-          const float mu = means[row], inv_std = inv_stds[row];
-          float g[kVec], b[kVec];
-          if (gamma != nullptr) {
-            E::unpack(norm::shifted_weight(gamma_copies, layout.padded_d, col), g);
-          } else {
-#pragma unroll
-            for (int e = 0; e < kVec; ++e) g[e] = 1.f;
-          }
-          if (beta != nullptr) {
-            E::unpack(norm::shifted_weight(beta_copies, layout.padded_d, col), b);
-          } else {
-#pragma unroll
-            for (int e = 0; e < kVec; ++e) b[e] = 0.f;
-          }
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) v[e] = fmaf((v[e] - mu) * inv_std, g[e], b[e]);
+    for (int c = t; c < chunks; c += nt) {
+      float v[kVec];
+      E::unpack(xs.reread(c), v);
+      if (col + kVec <= d) {
+        const float mu = means[row], inv_std = inv_stds[row];
+        float g[kVec], b[kVec];
+        if (gamma != nullptr) {
+          E::unpack(norm::shifted_weight(gamma_copies, layout.padded_d, col), g);
         } else {
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) {
-            const bool next = col + e >= d;
-            const int cc = next ? col + e - d : col + e;
-            v[e] = (v[e] - means[row + next]) * inv_stds[row + next];
-            if (gamma != nullptr) v[e] *= E::to_float(gamma_copies[cc]);
-            if (beta != nullptr) v[e] += E::to_float(beta_copies[cc]);
-          }
+          for (int e = 0; e < kVec; ++e) g[e] = 1.f;
         }
-        norm::store_span_chunk(y + offset, c, count, v);
+        if (beta != nullptr) {
+          E::unpack(norm::shifted_weight(beta_copies, layout.padded_d, col), b);
+        } else {
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) b[e] = 0.f;
+        }
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) v[e] = fmaf((v[e] - mu) * inv_std, g[e], b[e]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) {
+          const bool next = col + e >= d;
+          const int cc = next ? col + e - d : col + e;
+          v[e] = (v[e] - means[row + next]) * inv_stds[row + next];
+          if (gamma != nullptr) v[e] *= E::to_float(gamma_copies[cc]);
+          if (beta != nullptr) v[e] += E::to_float(beta_copies[cc]);
+        }
       }
+      norm::store_span_chunk(y + first * d, c, count, v);
       walk.next(row, col, d);
     }
-  }
+  });
 }
 
 }  // namespace ladder

@@ -28,8 +28,8 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // wide: eight chunks a thread under a lower launch bound; the small shapes' 32768 and 65536 make
 // it stream, and the tiny ones put many rows in a block.
 // packed: spans of packed rows as one flat array; span_rows=8 makes many small spans and a short
-// last one, packed_items=1|2 wide blocks; strided rows (and rows shorter than a chunk) fall back
-// to the register kernel.
+// last one, packed_threads narrow and wide blocks; strided rows (and rows shorter than a chunk)
+// fall back to the register kernel.
 // Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
 const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
     {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 32768}, {2, 65536}};
@@ -48,8 +48,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "wide"}, {"strided", "odd"}, {"weight", "none"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"inplace", "y_x"}, {"weight", "gemma"}},
-            {{"schedule", "packed"}, {"weight", "none"}, {"write_rstd", "0"}, {"packed_items", "1"}},
-            {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_items", "2"}},
+            {{"schedule", "packed"}, {"weight", "none"}, {"write_rstd", "0"}, {"packed_threads", "128"}},
+            {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_threads", "1024"}},
             {{"schedule", "packed"}, {"strided", "odd"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
@@ -63,13 +63,13 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "wide"}, {"strided", "odd"}, {"weight", "gemma"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "packed"}, {"inplace", "h_r"}, {"weight", "gemma"}},
-            {{"schedule", "packed"}, {"weight", "none"}, {"span_rows", "8"}, {"packed_items", "1"}}};
+            {{"schedule", "packed"}, {"weight", "none"}, {"span_rows", "8"}, {"packed_threads", "128"}}};
   if (op == "layernorm")
     return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"strided", "odd"}},
             {{"schedule", "wide"}, {"affine", "0"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"affine", "0"}, {"inplace", "y_x"}},
-            {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_items", "2"}}};
+            {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_threads", "1024"}}};
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).
   if (op == "rmsnorm_bwd")

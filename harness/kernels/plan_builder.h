@@ -87,22 +87,20 @@ bool wide_fills_bound(const RowGeometry& g, int bound);
 
 // schedule=packed (plan_packed.cpp): the packed-span kernels (kernels/packed_norm.cuh), for rows
 // stored back to back (dense: every row stride equals d). A block takes span_rows rows at a time
-// as one flat array, with shared_bytes of shared memory (weights: the op's weight tensors, 1 or
-// 2, kept there as shifted copies); g becomes that 1-D block, its ITEMS and a grid of about the
-// blocks `device` holds resident. Variant keys packed_items (ITEMS, 1..packed_max_items) and
-// span_rows (a multiple of the rows that keep spans on the 16-byte grid) pin the geometry. Only
-// where asked for: auto does not take it. Where it does not apply (strided rows, d below one
-// chunk, a span over one 1024-thread tile or over the block's shared memory) g is left alone and
-// the register kernel runs.
+// as one flat array through two shared-memory stages of `tensors` inputs each, with its
+// `weights` weight tensors (1 or 2) there as shifted copies: shared_bytes in all. g becomes that
+// 1-D block and a grid of about the blocks `device` holds resident. Variant keys packed_threads
+// and span_rows (a multiple of the rows that keep spans on the 16-byte grid) pin the geometry.
+// Only where asked for: auto does not take it. Where it does not apply (strided rows, d below one
+// chunk, a span over the block's shared memory) g is left alone and the register kernel runs.
 struct PackedPlan {
   bool packed = false;
   int span_rows = 0;
   std::uint32_t shared_bytes = 0;
 };
-int packed_max_items(const std::string& op, std::size_t elem_size);
 PackedPlan read_packed(VariantReader& v, const std::string& op,
                        const std::vector<std::string>& schedules, std::size_t elem_size,
-                       int weights, const Shape& s, bool dense, int forced_items,
+                       int weights, int tensors, const Shape& s, bool dense, int forced_items,
                        int rows_per_block, const DeviceLimits& device, RowGeometry& g);
 
 // rows_schedules: the op takes kRmsnormSchedules, and read_rows() plans rows2|rows4;

@@ -111,14 +111,14 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const StagedPlan staged = read_staged(v, op, elem, 1, s, misaligned, forced,
                                         allowed_items(elem, limits), device, g, true);
   const int rows_per_thread = read_rows(v, elem, s, misaligned, limits, forced, rpb, g);
-  const PackedPlan packed = read_packed(v, op, kRmsnormSchedules, elem, 1, s,
+  const PackedPlan packed = read_packed(v, op, kRmsnormSchedules, elem, 1, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   v.finish();
   expect_one_schedule(op, wide, staged.staged || rows_per_thread > 1);
 
   KernelLaunch L;
   L.source = source_path(packed.packed ? "packed_norm.cuh" : "rmsnorm.cuh");
-  L.entry = packed.packed         ? entry("rmsnorm_fwd_packed", ref.dtype, g.items)
+  L.entry = packed.packed         ? "ladder::rmsnorm_fwd_packed<" + dtype_template_name(ref.dtype) + ">"
             : staged.staged       ? entry("rmsnorm_fwd_staged", ref.dtype, g.items,
                                           ", " + std::to_string(staged.stages))
             : rows_per_thread > 1 ? entry("rmsnorm_fwd_rows", ref.dtype, g.items,
@@ -181,7 +181,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const int wide = read_wide(v, op, kStagedSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const StagedPlan staged = read_staged(v, op, elem, 2, s, misaligned, forced,
                                         allowed_items(elem, limits), device, g);
-  const PackedPlan packed = read_packed(v, op, kStagedSchedules, elem, 1, s,
+  const PackedPlan packed = read_packed(v, op, kStagedSchedules, elem, 1, 2, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   v.finish();
   expect_one_schedule(op, wide, staged.staged);
@@ -191,7 +191,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   // f32 has nothing to round, so convention B is the same code as A: one instantiation.
   const bool round_sum = convention == "B" && ref.dtype != DType::F32;
   const std::string round_arg = round_sum ? ", true" : ", false";
-  L.entry = packed.packed ? entry("add_rmsnorm_fwd_packed", ref.dtype, g.items, round_arg)
+  L.entry = packed.packed ? "ladder::add_rmsnorm_fwd_packed<" + dtype_template_name(ref.dtype) + round_arg + ">"
             : staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
                                     round_arg + ", " + std::to_string(staged.stages))
                             : entry("add_rmsnorm_fwd", ref.dtype, g.items, round_arg + wide_args(wide, g));
@@ -249,13 +249,13 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
   const int wide = read_wide(v, op, kLayernormSchedules, elem, s, misaligned, limits, forced, rpb, g);
-  const PackedPlan packed = read_packed(v, op, kLayernormSchedules, elem, 2, s,
+  const PackedPlan packed = read_packed(v, op, kLayernormSchedules, elem, 2, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   v.finish();
 
   KernelLaunch L;
   L.source = source_path(packed.packed ? "packed_norm.cuh" : "layernorm.cuh");
-  L.entry = packed.packed ? entry("layernorm_fwd_packed", ref.dtype, g.items)
+  L.entry = packed.packed ? "ladder::layernorm_fwd_packed<" + dtype_template_name(ref.dtype) + ">"
                           : entry("layernorm_fwd", ref.dtype, g.items, bound_arg(wide));
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (affine) {
