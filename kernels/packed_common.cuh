@@ -39,22 +39,23 @@ __device__ __forceinline__ unsigned dynamic_shared_bytes() {
 
 // The shared memory of a packed block, each part 16-byte aligned. kernels/README.md gives the
 // same sizes for callers who launch these kernels themselves.
-//   weights: WEIGHTS tensors (rmsnorm and add_rmsnorm 1, layernorm 2: gamma and beta) x VEC
-//            shifted copies x padded_d elements (d rounded up to VEC);
+//   weights: WEIGHTS tensors (rmsnorm and add_rmsnorm 1, layernorm 2: gamma and beta) x COPIES
+//            copies (VEC shifted ones, or the weight alone) x copy_len elements (d rounded up to
+//            VEC, and one chunk more for the funnel shift's second read);
 //   stages:  2 stages x TENSORS staged inputs (add_rmsnorm 2: x and r) x span_chunks chunks;
 //   partial: one float a chunk of the span (the sum over the chunk's elements in its first row);
 //   carry:   span_rows + 1 floats (the straddling chunk's sum over the next row, by that row);
 //   stats:   2 * span_rows floats (per row: rmsnorm 1 / rms; layernorm mean and 1 / std).
-template <typename T, int WEIGHTS, int TENSORS>
+template <typename T, int WEIGHTS, int TENSORS, int COPIES>
 struct PackedLayout {
   static constexpr int kVec = Elem<T>::kVec;
-  int d, span_rows, padded_d, span_chunks;
+  int d, span_rows, copy_len, span_chunks;
   __device__ __forceinline__ PackedLayout(int d_, int span_rows_)
-      : d(d_), span_rows(span_rows_), padded_d((d_ + kVec - 1) / kVec * kVec),
+      : d(d_), span_rows(span_rows_), copy_len((d_ + kVec - 1) / kVec * kVec + kVec),
         span_chunks(static_cast<int>((static_cast<long long>(span_rows_) * d_) / kVec)) {}
   __device__ __forceinline__ static int align16(int bytes) { return (bytes + 15) / 16 * 16; }
   __device__ __forceinline__ int stages_offset() const {
-    return WEIGHTS * kVec * padded_d * static_cast<int>(sizeof(T));
+    return WEIGHTS * COPIES * copy_len * static_cast<int>(sizeof(T));
   }
   __device__ __forceinline__ int partial_offset() const {
     return stages_offset() + 2 * TENSORS * span_chunks * kChunkBytes;
@@ -69,8 +70,9 @@ struct PackedLayout {
 };
 
 // The launch contract above.
-template <typename T, int WEIGHTS, int TENSORS, int N>
-__device__ __forceinline__ void trap_unless_packed(const PackedLayout<T, WEIGHTS, TENSORS>& layout,
+template <typename T, int WEIGHTS, int TENSORS, int COPIES, int N>
+__device__ __forceinline__ void trap_unless_packed(
+    const PackedLayout<T, WEIGHTS, TENSORS, COPIES>& layout,
                                                    const void* const (&tensors)[N],
                                                    const int (&strides)[N]) {
   constexpr int kVec = Elem<T>::kVec;
@@ -88,23 +90,29 @@ __device__ __forceinline__ int block_thread() {
 }
 __device__ __forceinline__ int block_threads() { return static_cast<int>(blockDim.x * blockDim.y); }
 
-// Fills the shifted copies of one weight: copy p holds w[p], w[p + 1], ..., zero past d.
-template <typename T>
-__device__ __forceinline__ void fill_shifted_copies(T* copies, const T* w, int d, int padded_d) {
-  constexpr int kVec = Elem<T>::kVec;
+// Fills the copies of one weight: copy p holds w[p], w[p + 1], ..., zero past d.
+template <typename T, int COPIES>
+__device__ __forceinline__ void fill_weight_copies(T* copies, const T* w, int d, int copy_len) {
 #pragma unroll 1
-  for (int p = 0; p < kVec; ++p)
-    for (int i = block_thread(); i < padded_d; i += block_threads())
-      copies[p * padded_d + i] = i + p < d ? w[i + p] : Elem<T>::from_float(0.f);
+  for (int p = 0; p < COPIES; ++p)
+    for (int i = block_thread(); i < copy_len; i += block_threads())
+      copies[p * copy_len + i] = i + p < d ? w[i + p] : Elem<T>::from_float(0.f);
 }
 
-// The weight chunk for columns [col, col + VEC) of a row (col + VEC <= d): one aligned read of
-// the copy the column's phase picks.
-template <typename T>
-__device__ __forceinline__ uint4 shifted_weight(const T* copies, int padded_d, int col) {
+// The weight chunk for columns [col, col + VEC) of a row (col + VEC <= d). With VEC shifted
+// copies: one aligned read of the copy the column's phase picks. With the weight alone: the two
+// aligned chunks around it, joined by a funnel shift (VEC times less shared memory).
+template <typename T, int COPIES>
+__device__ __forceinline__ uint4 weight_chunk(const T* copies, int copy_len, int col) {
   constexpr int kVec = Elem<T>::kVec;
   const int phase = col & (kVec - 1);
-  return *reinterpret_cast<const uint4*>(copies + phase * padded_d + (col - phase));
+  if constexpr (COPIES == kVec) {
+    return *reinterpret_cast<const uint4*>(copies + phase * copy_len + (col - phase));
+  } else {
+    const uint4* pair = reinterpret_cast<const uint4*>(copies + (col - phase));
+    if (phase == 0) return pair[0];
+    return funnel16(pair[0], pair[1], phase * static_cast<int>(sizeof(T)));
+  }
 }
 
 // Where thread t's chunks of a span lie: its k-th is the span's chunk t + k * NT, starting at

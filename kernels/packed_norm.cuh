@@ -9,16 +9,16 @@ namespace ladder {
 namespace norm {
 
 // The shared-memory parts of a packed block (PackedLayout), as pointers.
-template <typename T, int WEIGHTS, int TENSORS>
+template <typename T, int WEIGHTS, int TENSORS, int COPIES>
 struct PackedParts {
-  T* weights;  // WEIGHTS x VEC shifted copies of padded_d elements
+  T* weights;  // WEIGHTS x COPIES copies of copy_len elements
   uint4* stages;
   int span_chunks;
   float* partial;
   float* carry;
   float* stats;
   __device__ __forceinline__ PackedParts(void* memory,
-                                         const PackedLayout<T, WEIGHTS, TENSORS>& layout) {
+                                         const PackedLayout<T, WEIGHTS, TENSORS, COPIES>& layout) {
     char* base = static_cast<char*>(memory);
     weights = reinterpret_cast<T*>(base);
     stages = reinterpret_cast<uint4*>(base + layout.stages_offset());
@@ -44,18 +44,18 @@ __device__ __forceinline__ void record_chunk(const float (&f)[N], int c, int row
 }
 
 // v *= inv_rms * (w + w_offset) for a chunk at column col of `row`; a chunk that straddles the
-// row's end takes each element's own row statistic and column weight (copy 0 of the shifted
-// copies is the weight itself).
-template <typename T>
+// row's end takes each element's own row statistic and column weight (copy 0 is the weight
+// itself).
+template <typename T, int COPIES>
 __device__ __forceinline__ void scale_packed_chunk(float (&v)[Elem<T>::kVec], int row, int col,
                                                    int d, const float* inv_rms,
-                                                   const T* w_copies, int padded_d,
+                                                   const T* w_copies, int copy_len,
                                                    bool has_weight, float w_offset) {
   constexpr int kVec = Elem<T>::kVec;
   if (col + kVec <= d) {
     if (has_weight) {
       float wv[kVec];
-      Elem<T>::unpack(shifted_weight(w_copies, padded_d, col), wv);
+      Elem<T>::unpack(weight_chunk<T, COPIES>(w_copies, copy_len, col), wv);
       scale_by_weight(v, inv_rms[row], wv, w_offset);
     } else {
 #pragma unroll
@@ -100,24 +100,27 @@ __device__ __forceinline__ int span_count(long long first, int rows, int span_ro
 }  // namespace norm
 
 // Same arguments, results and aliasing as rmsnorm_fwd, plus span_rows (the launch contract in
-// packed_common.cuh). Launch: a 1-D block of whole warps; norm::PackedLayout<T, 1, 1>::bytes() of
-// dynamic shared memory; any grid (blocks walk the spans: about as many as are resident).
+// packed_common.cuh). Launch: a 1-D block of whole warps; norm::PackedLayout<T, 1, 1, COPIES>
+// ::bytes() of dynamic shared memory (COPIES: VEC with SHIFTED_WEIGHT, else 1); any grid (blocks
+// walk the spans: about as many as are resident). SHIFTED_WEIGHT: the weight as VEC shifted
+// copies (one read a chunk) or alone (two reads and a funnel shift, VEC times less memory).
 // y may be x: each chunk is stored by the thread that read it, after its last read.
-template <typename T>
+template <typename T, bool SHIFTED_WEIGHT = true>
 __global__ void __launch_bounds__(1024, 1)
     rmsnorm_fwd_packed(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                        int y_stride, float eps, float w_offset, int span_rows) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
+  constexpr int kCopies = SHIFTED_WEIGHT ? kVec : 1;
   extern __shared__ uint4 packed_memory[];
-  const norm::PackedLayout<T, 1, 1> layout(d, span_rows);
+  const norm::PackedLayout<T, 1, 1, kCopies> layout(d, span_rows);
   {
     const void* tensors[2] = {x, y};
     const int strides[2] = {x_stride, y_stride};
     norm::trap_unless_packed<T>(layout, tensors, strides);
   }
-  const norm::PackedParts<T, 1, 1> parts(packed_memory, layout);
-  if (w != nullptr) norm::fill_shifted_copies(parts.weights, w, d, layout.padded_d);
+  const norm::PackedParts<T, 1, 1, kCopies> parts(packed_memory, layout);
+  if (w != nullptr) norm::fill_weight_copies<T, kCopies>(parts.weights, w, d, layout.copy_len);
   const norm::SpanWalk walk(d, kVec);
   const int nt = norm::block_threads(), t = norm::block_thread();
   auto span_of = [&](long long first, int st) {
@@ -152,7 +155,8 @@ __global__ void __launch_bounds__(1024, 1)
     for (int c = t; c < chunks; c += nt) {
       float v[kVec];
       E::unpack(xs.reread(c), v);
-      norm::scale_packed_chunk<T>(v, row, col, d, parts.stats, parts.weights, layout.padded_d,
+      norm::scale_packed_chunk<T, kCopies>(v, row, col, d, parts.stats, parts.weights,
+                                           layout.copy_len,
                                   w != nullptr, w_offset);
       norm::store_span_chunk(y + first * d, c, xs.count, v);
       walk.next(row, col, d);
@@ -161,25 +165,26 @@ __global__ void __launch_bounds__(1024, 1)
 }
 
 // Same arguments, results and aliasing as add_rmsnorm_fwd, plus span_rows; launch as
-// rmsnorm_fwd_packed with norm::PackedLayout<T, 1, 2>::bytes() (x and r staged). h goes out in
-// the first pass and y in the second, each chunk by the thread that read it, and the second pass
-// reads only the stages: h may be r and y may be x.
-template <typename T, bool ROUND_SUM>
+// rmsnorm_fwd_packed with norm::PackedLayout<T, 1, 2, COPIES>::bytes() (x and r staged). h goes
+// out in the first pass and y in the second, each chunk by the thread that read it, and the
+// second pass reads only the stages: h may be r and y may be x.
+template <typename T, bool ROUND_SUM, bool SHIFTED_WEIGHT = true>
 __global__ void __launch_bounds__(1024, 1)
     add_rmsnorm_fwd_packed(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
                            int d, int x_stride, int r_stride, int h_stride, int y_stride,
                            float eps, float w_offset, int span_rows) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
+  constexpr int kCopies = SHIFTED_WEIGHT ? kVec : 1;
   extern __shared__ uint4 packed_memory[];
-  const norm::PackedLayout<T, 1, 2> layout(d, span_rows);
+  const norm::PackedLayout<T, 1, 2, kCopies> layout(d, span_rows);
   {
     const void* tensors[4] = {x, r, h, y};
     const int strides[4] = {x_stride, r_stride, h_stride, y_stride};
     norm::trap_unless_packed<T>(layout, tensors, strides);
   }
-  const norm::PackedParts<T, 1, 2> parts(packed_memory, layout);
-  if (w != nullptr) norm::fill_shifted_copies(parts.weights, w, d, layout.padded_d);
+  const norm::PackedParts<T, 1, 2, kCopies> parts(packed_memory, layout);
+  if (w != nullptr) norm::fill_weight_copies<T, kCopies>(parts.weights, w, d, layout.copy_len);
   const norm::SpanWalk walk(d, kVec);
   const int nt = norm::block_threads(), t = norm::block_thread();
   auto span_of = [&](const T* input, int k, long long first, int st) {
@@ -220,7 +225,8 @@ __global__ void __launch_bounds__(1024, 1)
     for (int c = t; c < chunks; c += nt) {
       float sv[kVec];
       norm::chunk_sum<T, ROUND_SUM>(xs.reread(c), rs.reread(c), sv);
-      norm::scale_packed_chunk<T>(sv, row, col, d, parts.stats, parts.weights, layout.padded_d,
+      norm::scale_packed_chunk<T, kCopies>(sv, row, col, d, parts.stats, parts.weights,
+                                           layout.copy_len,
                                   w != nullptr, w_offset);
       norm::store_span_chunk(y + first * d, c, count, sv);
       walk.next(row, col, d);
@@ -229,27 +235,30 @@ __global__ void __launch_bounds__(1024, 1)
 }
 
 // Same arguments, results and aliasing as layernorm_fwd, plus span_rows; launch as
-// rmsnorm_fwd_packed with norm::PackedLayout<T, 2, 1>::bytes() (gamma's and beta's copies). The
-// same two-pass statistics as layernorm_fwd: the mean, then the sum of squared deviations.
-template <typename T>
+// rmsnorm_fwd_packed with norm::PackedLayout<T, 2, 1, COPIES>::bytes() (gamma's and beta's
+// copies). The same two-pass statistics as layernorm_fwd: the mean, then the sum of squared
+// deviations.
+template <typename T, bool SHIFTED_WEIGHT = true>
 __global__ void __launch_bounds__(1024, 1)
     layernorm_fwd_packed(T* y, const T* x, const T* gamma, const T* beta, float* mean,
                          float* rstd, int rows, int d, int x_stride, int y_stride, float eps,
                          int span_rows) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
+  constexpr int kCopies = SHIFTED_WEIGHT ? kVec : 1;
   extern __shared__ uint4 packed_memory[];
-  const norm::PackedLayout<T, 2, 1> layout(d, span_rows);
+  const norm::PackedLayout<T, 2, 1, kCopies> layout(d, span_rows);
   {
     const void* tensors[2] = {x, y};
     const int strides[2] = {x_stride, y_stride};
     norm::trap_unless_packed<T>(layout, tensors, strides);
   }
-  const norm::PackedParts<T, 2, 1> parts(packed_memory, layout);
+  const norm::PackedParts<T, 2, 1, kCopies> parts(packed_memory, layout);
   T* gamma_copies = parts.weights;
-  T* beta_copies = parts.weights + kVec * layout.padded_d;
-  if (gamma != nullptr) norm::fill_shifted_copies(gamma_copies, gamma, d, layout.padded_d);
-  if (beta != nullptr) norm::fill_shifted_copies(beta_copies, beta, d, layout.padded_d);
+  T* beta_copies = parts.weights + kCopies * layout.copy_len;
+  if (gamma != nullptr)
+    norm::fill_weight_copies<T, kCopies>(gamma_copies, gamma, d, layout.copy_len);
+  if (beta != nullptr) norm::fill_weight_copies<T, kCopies>(beta_copies, beta, d, layout.copy_len);
   float* means = parts.stats;
   float* inv_stds = parts.stats + span_rows;
   const norm::SpanWalk walk(d, kVec);
@@ -316,13 +325,13 @@ __global__ void __launch_bounds__(1024, 1)
         const float mu = means[row], inv_std = inv_stds[row];
         float g[kVec], b[kVec];
         if (gamma != nullptr) {
-          E::unpack(norm::shifted_weight(gamma_copies, layout.padded_d, col), g);
+          E::unpack(norm::weight_chunk<T, kCopies>(gamma_copies, layout.copy_len, col), g);
         } else {
 #pragma unroll
           for (int e = 0; e < kVec; ++e) g[e] = 1.f;
         }
         if (beta != nullptr) {
-          E::unpack(norm::shifted_weight(beta_copies, layout.padded_d, col), b);
+          E::unpack(norm::weight_chunk<T, kCopies>(beta_copies, layout.copy_len, col), b);
         } else {
 #pragma unroll
           for (int e = 0; e < kVec; ++e) b[e] = 0.f;

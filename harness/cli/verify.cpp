@@ -50,7 +50,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "packed"}, {"weight", "none"}, {"write_rstd", "0"}, {"packed_threads", "128"}},
             {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_threads", "1024"}},
-            {{"schedule", "packed"}, {"strided", "odd"}}};
+            {{"schedule", "packed"}, {"strided", "odd"}},
+            {{"schedule", "packed"}, {"weight_copies", "one"}, {"weight", "gemma"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
             {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},
@@ -63,13 +64,15 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "wide"}, {"strided", "odd"}, {"weight", "gemma"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "packed"}, {"inplace", "h_r"}, {"weight", "gemma"}},
-            {{"schedule", "packed"}, {"weight", "none"}, {"span_rows", "8"}, {"packed_threads", "128"}}};
+            {{"schedule", "packed"}, {"weight", "none"}, {"span_rows", "8"}, {"packed_threads", "128"}},
+            {{"schedule", "packed"}, {"weight_copies", "one"}, {"inplace", "both"}}};
   if (op == "layernorm")
     return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"strided", "odd"}},
             {{"schedule", "wide"}, {"affine", "0"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"affine", "0"}, {"inplace", "y_x"}},
-            {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_threads", "1024"}}};
+            {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_threads", "1024"}},
+            {{"schedule", "packed"}, {"weight_copies", "one"}}};
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).
   if (op == "rmsnorm_bwd")

@@ -105,9 +105,14 @@ std::vector<KernelRef> all_specializations() {
           out.push_back({e.name, dt, combo, {}});
           continue;
         }
-        // schedule=packed has no ITEMS: one instantiation per dtype (and other axes).
+        // schedule=packed has no ITEMS: one instantiation per dtype (and other axes) for each
+        // way of holding the weight.
         if (combo.count("schedule") && combo.at("schedule") == "packed") {
-          out.push_back({e.name, dt, combo, {}});
+          for (const char* copies : {"shifted", "one"}) {
+            auto v = combo;
+            v["weight_copies"] = copies;
+            out.push_back({e.name, dt, v});
+          }
           continue;
         }
         for (int items : allowed_items(size_of(dt), e.limits)) {

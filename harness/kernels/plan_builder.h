@@ -89,12 +89,14 @@ bool wide_fills_bound(const RowGeometry& g, int bound);
 // stored back to back (dense: every row stride equals d). A block takes span_rows rows at a time
 // as one flat array through two shared-memory stages of `tensors` inputs each, with its
 // `weights` weight tensors (1 or 2) there as shifted copies: shared_bytes in all. g becomes that
-// 1-D block and a grid of about the blocks `device` holds resident. Variant keys packed_threads
-// and span_rows (a multiple of the rows that keep spans on the 16-byte grid) pin the geometry.
+// 1-D block and a grid of about the blocks `device` holds resident. Variant keys packed_threads,
+// span_rows (a multiple of the rows that keep spans on the 16-byte grid) and weight_copies
+// (shifted: VEC shifted copies; one: the weight alone, read with a funnel shift) pin it.
 // Only where asked for: auto does not take it. Where it does not apply (strided rows, d below one
 // chunk, a span over the block's shared memory) g is left alone and the register kernel runs.
 struct PackedPlan {
   bool packed = false;
+  bool shifted_weight = true;  // the kernels' SHIFTED_WEIGHT (weight_copies=shifted|one)
   int span_rows = 0;
   std::uint32_t shared_bytes = 0;
 };

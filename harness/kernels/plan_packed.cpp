@@ -24,13 +24,15 @@ std::int64_t aligned_span_rows(std::size_t elem_size, std::int64_t d) {
 
 std::int64_t align16(std::int64_t bytes) { return (bytes + 15) / 16 * 16; }
 
-// norm::PackedLayout<T, WEIGHTS, TENSORS>::bytes() (kernels/packed_common.cuh), on the host.
+// norm::PackedLayout<T, WEIGHTS, TENSORS, COPIES>::bytes() (kernels/packed_common.cuh), on the
+// host.
 std::int64_t packed_shared_bytes(std::size_t elem_size, std::int64_t d, std::int64_t span_rows,
-                                 int weights, int tensors) {
+                                 int weights, int tensors, bool shifted_weight) {
   const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem_size);
-  const std::int64_t padded_d = ceil_div(d, vec) * vec;
+  const std::int64_t copy_len = ceil_div(d, vec) * vec + vec;
+  const std::int64_t copies = shifted_weight ? vec : 1;
   const std::int64_t span_chunks = span_rows * d / vec;
-  return weights * vec * padded_d * static_cast<std::int64_t>(elem_size) +
+  return weights * copies * copy_len * static_cast<std::int64_t>(elem_size) +
          2 * tensors * span_chunks * kChunkBytes + align16(span_chunks * 4) +
          align16((span_rows + 1) * 4) + align16(2 * span_rows * 4);
 }
@@ -45,10 +47,11 @@ PackedPlan read_packed(VariantReader& v, const std::string& op,
   const std::string threads_key =
       v.get("packed_threads", "auto", {"auto", "128", "256", "512", "1024"});
   const std::string span_key = v.get("span_rows", "auto", {"auto", "4", "8", "16", "32"});
+  const std::string copies_key = v.get("weight_copies", "shifted", {"shifted", "one"});
   PackedPlan plan;
   if (schedule != "packed") {
-    if (threads_key != "auto" || span_key != "auto")
-      fail(op, "packed_threads and span_rows apply to schedule=packed only");
+    if (threads_key != "auto" || span_key != "auto" || copies_key != "shifted")
+      fail(op, "packed_threads, span_rows and weight_copies apply to schedule=packed only");
     return plan;  // auto takes it nowhere yet
   }
   if (rows_per_block != 0) fail(op, "schedule=packed takes no rpb: its block is one span");
@@ -72,7 +75,9 @@ PackedPlan read_packed(VariantReader& v, const std::string& op,
       threads_key != "auto"
           ? std::stoll(threads_key)
           : std::min(kDefaultThreads, whole_warp_threads(span_chunks, 1));
-  const std::int64_t bytes = packed_shared_bytes(elem_size, s.d, span_rows, weights, tensors);
+  const bool shifted_weight = copies_key == "shifted";
+  const std::int64_t bytes =
+      packed_shared_bytes(elem_size, s.d, span_rows, weights, tensors, shifted_weight);
   const std::int64_t available = device.shared_per_block_optin - kStaticSharedReserve;
   if (bytes > available) return plan;
 
@@ -88,6 +93,7 @@ PackedPlan read_packed(VariantReader& v, const std::string& op,
   g.blocks = std::max<std::int64_t>(
       1, std::min(ceil_div(s.rows, span_rows), per_sm * device.sm_count));
   plan.packed = true;
+  plan.shifted_weight = shifted_weight;
   plan.span_rows = static_cast<int>(span_rows);
   plan.shared_bytes = static_cast<std::uint32_t>(bytes);
   return plan;
