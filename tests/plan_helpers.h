@@ -54,10 +54,11 @@ inline void check_launch(const KernelRef& ref, const Case& c, const KernelLaunch
   CHECK(L.source.rfind(ladder::kernels::kernels_dir(), 0) == 0);
   CHECK(ladder::find_oracle(L.oracle) != nullptr);
   const bool row_kernel = L.entry.find("column_sum") == std::string::npos;
-  // Backward and staged kernels walk rows on a fixed grid.
+  // Backward, staged and packed kernels walk rows (packed: spans of rows) on a fixed grid.
   const bool staged = L.entry.find("_staged") != std::string::npos;
-  const bool persistent = L.entry.find("_bwd") != std::string::npos || staged;
-  if (staged) {
+  const bool packed = L.entry.find("_packed") != std::string::npos;
+  const bool persistent = L.entry.find("_bwd") != std::string::npos || staged || packed;
+  if (staged || packed) {
     CHECK(groups == 1);  // one row group a block: the stages are per thread
     CHECK(L.shared_bytes > 0);
   }

@@ -90,8 +90,9 @@ TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[ke
   const auto streamed = plan_checked({"add_rmsnorm", DType::BF16, {{"schedule", "regs"}}}, {{"rows", 512}, {"d", 32768}});
   CHECK(streamed.front().block[0] == 1024);
   CHECK(streamed.front().entry.find(", 2, ") != std::string::npos);
-  // Odd d: a spare chunk for the row's phase, and most threads busy.
-  const auto odd = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 8192}, {"d", 2049}});
+  // Odd d, the register kernel (auto takes the packed one there: test_packed_plans.cpp): a spare
+  // chunk for the row's phase, and most threads busy.
+  const auto odd = plan_checked({"add_rmsnorm", DType::BF16, {{"schedule", "regs"}}}, {{"rows", 8192}, {"d", 2049}});
   CHECK(odd.front().block[0] >= 96);
   // ... with three chunks a thread, the measured best for 16-bit rows off the 16-byte grid.
   CHECK(odd.front().entry.find(", 3, ") != std::string::npos);

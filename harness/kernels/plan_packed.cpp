@@ -37,6 +37,26 @@ std::int64_t packed_shared_bytes(std::size_t elem_size, std::int64_t d, std::int
          align16((span_rows + 1) * 4) + align16(2 * span_rows * 4);
 }
 
+// Where auto takes the packed kernels: packed rows off the 16-byte grid, measured on the H200
+// at 769 and 2049 with 8192 and 16384 rows (calls 69-70, reports/h200/bench-packed.txt, cold,
+// two repeats each), against the register kernels:
+// - add_rmsnorm 16-bit: bf16 16384x2049 0.68-0.69 of the copy ceiling against 0.60, 8192x2049
+//   0.58-0.59 against 0.53-0.54, 16384x769 0.58 against 0.42 (f16 alike);
+// - rmsnorm 16-bit: bf16 16384x2049 0.55-0.56 against 0.53, 16384x769 0.44 against 0.40, f16
+//   16384x2049 0.57 against 0.50; bf16 8192x2049 a tie (0.46);
+// - layernorm fp32, with the weight alone (weight_copies=one): 16384x2049 0.49 against 0.40,
+//   8192x2049 0.44 against 0.38, 16384x769 0.40-0.41 against 0.32.
+// Not taken: at d = 5125 every op tied or lost (layernorm fp32 with one weight copy 0.41
+// against 0.49); 16-bit layernorm lost at 2049 (0.36 against 0.36-0.37 with one copy, 0.30
+// with shifted copies: 66 KiB of gamma and beta copies leave one block an SM); fp32 rmsnorm and
+// add_rmsnorm lost to the staged kernels (16384x2049: 0.69 against 0.73, 0.76-0.79 against 0.81).
+constexpr std::int64_t kAutoMinRows = 4096;
+constexpr std::int64_t kAutoMaxHidden = 4096;
+bool packed_measured_faster(const std::string& op, std::size_t elem_size) {
+  if (op == "add_rmsnorm" || op == "rmsnorm") return elem_size == 2;
+  return op == "layernorm" && elem_size == 4;
+}
+
 }  // namespace
 
 PackedPlan read_packed(VariantReader& v, const std::string& op,
@@ -47,23 +67,30 @@ PackedPlan read_packed(VariantReader& v, const std::string& op,
   const std::string threads_key =
       v.get("packed_threads", "auto", {"auto", "128", "256", "512", "1024"});
   const std::string span_key = v.get("span_rows", "auto", {"auto", "4", "8", "16", "32"});
-  const std::string copies_key = v.get("weight_copies", "shifted", {"shifted", "one"});
+  const std::string copies_key = v.get("weight_copies", "auto", {"auto", "shifted", "one"});
   PackedPlan plan;
-  if (schedule != "packed") {
-    if (threads_key != "auto" || span_key != "auto" || copies_key != "shifted")
-      fail(op, "packed_threads, span_rows and weight_copies apply to schedule=packed only");
-    return plan;  // auto takes it nowhere yet
+  const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem_size);
+  const bool off_grid = s.d * static_cast<std::int64_t>(elem_size) % kChunkBytes != 0;
+  bool wanted = schedule == "packed";
+  if (schedule == "auto" && forced_items == 0 && rows_per_block == 0 && dense && off_grid &&
+      s.rows >= kAutoMinRows && s.d <= kAutoMaxHidden)
+    wanted = packed_measured_faster(op, elem_size);
+  if (!wanted) {
+    if (threads_key != "auto" || span_key != "auto" || copies_key != "auto")
+      fail(op, "packed_threads, span_rows and weight_copies apply to the packed kernels only "
+               "(schedule=packed, or auto where it takes them)");
+    return plan;
   }
   if (rows_per_block != 0) fail(op, "schedule=packed takes no rpb: its block is one span");
   if (forced_items != 0) fail(op, "schedule=packed takes no items: its threads hold no row");
-  const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem_size);
   // Where it does not apply the register kernel runs, as schedule=staged does where it cannot
   // stage: strided rows, and rows shorter than a chunk (a chunk would touch three rows).
   if (!dense || s.d < vec) return plan;
 
   const std::int64_t unit = aligned_span_rows(elem_size, s.d);
   const std::int64_t row_bytes = s.d * static_cast<std::int64_t>(elem_size);
-  std::int64_t span_rows = unit * std::max<std::int64_t>(1, ceil_div(kMinStageBytes, unit * row_bytes));
+  std::int64_t span_rows =
+      unit * std::max<std::int64_t>(1, ceil_div(kMinStageBytes, unit * row_bytes));
   if (span_key != "auto") {
     span_rows = std::stoll(span_key);
     if (span_rows % unit != 0)
@@ -75,7 +102,8 @@ PackedPlan read_packed(VariantReader& v, const std::string& op,
       threads_key != "auto"
           ? std::stoll(threads_key)
           : std::min(kDefaultThreads, whole_warp_threads(span_chunks, 1));
-  const bool shifted_weight = copies_key == "shifted";
+  const bool shifted_weight =
+      copies_key == "auto" ? !(op == "layernorm" && elem_size == 4) : copies_key == "shifted";
   const std::int64_t bytes =
       packed_shared_bytes(elem_size, s.d, span_rows, weights, tensors, shifted_weight);
   const std::int64_t available = device.shared_per_block_optin - kStaticSharedReserve;
