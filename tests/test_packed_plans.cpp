@@ -34,14 +34,19 @@ TEST_CASE("packed schedule: auto takes it only where it measured faster", "[kern
   CHECK(entry_of({"layernorm", DType::F32, {}}, 16384, 2049).entry ==
         "ladder::layernorm_fwd_packed<float, false>");
   // Not where it tied or lost: 16-bit layernorm, fp32 rmsnorm and add_rmsnorm (staged), d above
-  // 4096 (5125 tied), rows on the grid, fewer than 4096 rows.
+  // 4096 (5125 tied), rows on the grid.
   CHECK(!packed(entry_of({"layernorm", DType::BF16, {}}, 16384, 2049)));
   CHECK(!packed(entry_of({"rmsnorm", DType::F32, {}}, 16384, 2049)));
   CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 16384, 2049).entry.find("_staged<") != std::string::npos);
   CHECK(!packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 5125)));
   CHECK(!packed(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4096)));
-  CHECK(!packed(entry_of({"rmsnorm", DType::BF16, {}}, 4095, 2049)));
-  CHECK(packed(entry_of({"rmsnorm", DType::BF16, {}}, 4096, 2049)));
+  // Rows: from 4096 (add_rmsnorm, layernorm), from 8192 (rmsnorm lost at 4096).
+  CHECK(!packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 4095, 2049)));
+  CHECK(packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 2049)));
+  CHECK(packed(entry_of({"layernorm", DType::F32, {}}, 4096, 769)));
+  CHECK(!packed(entry_of({"rmsnorm", DType::BF16, {}}, 4096, 2049)));
+  CHECK(!packed(entry_of({"rmsnorm", DType::BF16, {}}, 8191, 2049)));
+  CHECK(packed(entry_of({"rmsnorm", DType::F16, {}}, 8192, 2049)));
   // Strided rows are not one run of memory; schedule=regs and items= keep the register kernel.
   const Case c{{"rows", 16384}, {"d", 2049}};
   CHECK(!packed(plan_checked({"rmsnorm", DType::BF16, {{"strided", "1"}}}, c).front()));

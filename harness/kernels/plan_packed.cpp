@@ -46,11 +46,15 @@ std::int64_t packed_shared_bytes(std::size_t elem_size, std::int64_t d, std::int
 //   16384x2049 0.57 against 0.50; bf16 8192x2049 a tie (0.46);
 // - layernorm fp32, with the weight alone (weight_copies=one): 16384x2049 0.49 against 0.40,
 //   8192x2049 0.44 against 0.38, 16384x769 0.40-0.41 against 0.32.
+// Rows: with 4096 of them (call 71, reports/h200/bench-packed-rule.txt) add_rmsnorm bf16 still
+// gained (4096x2049 0.47 against 0.45, 4096x769 0.39 against 0.32) and layernorm fp32 too
+// (4096x2049 0.37 against 0.35), but rmsnorm bf16 lost (4096x2049 22.6 against 20.0 us, 4096x769
+// 12.2 against 11.2): rmsnorm takes it from 8192 rows, where bf16 tied and f16 gained.
 // Not taken: at d = 5125 every op tied or lost (layernorm fp32 with one weight copy 0.41
 // against 0.49); 16-bit layernorm lost at 2049 (0.36 against 0.36-0.37 with one copy, 0.30
 // with shifted copies: 66 KiB of gamma and beta copies leave one block an SM); fp32 rmsnorm and
 // add_rmsnorm lost to the staged kernels (16384x2049: 0.69 against 0.73, 0.76-0.79 against 0.81).
-constexpr std::int64_t kAutoMinRows = 4096;
+std::int64_t auto_min_rows(const std::string& op) { return op == "rmsnorm" ? 8192 : 4096; }
 constexpr std::int64_t kAutoMaxHidden = 4096;
 bool packed_measured_faster(const std::string& op, std::size_t elem_size) {
   if (op == "add_rmsnorm" || op == "rmsnorm") return elem_size == 2;
@@ -73,7 +77,7 @@ PackedPlan read_packed(VariantReader& v, const std::string& op,
   const bool off_grid = s.d * static_cast<std::int64_t>(elem_size) % kChunkBytes != 0;
   bool wanted = schedule == "packed";
   if (schedule == "auto" && forced_items == 0 && rows_per_block == 0 && dense && off_grid &&
-      s.rows >= kAutoMinRows && s.d <= kAutoMaxHidden)
+      s.rows >= auto_min_rows(op) && s.d <= kAutoMaxHidden)
     wanted = packed_measured_faster(op, elem_size);
   if (!wanted) {
     if (threads_key != "auto" || span_key != "auto" || copies_key != "auto")
