@@ -71,6 +71,24 @@ __device__ __forceinline__ void scale_packed_chunk(float (&v)[Elem<T>::kVec], in
   }
 }
 
+// The RMSNorm statistic of every row of a span, once each chunk's sum of squares is recorded:
+// barrier, one warp a row (parts.stats[k] = 1 / rms, and rstd when given), barrier.
+template <typename Parts>
+__device__ __forceinline__ void span_inv_rms(const Parts& parts, long long first, int count,
+                                             int d, float eps, float* rstd) {
+  __syncthreads();
+  const int t = block_thread(), vec = kChunkBytes / static_cast<int>(sizeof(*parts.weights));
+  for (int k = t >> 5; k * d < count; k += block_threads() >> 5) {
+    const float total = row_total(parts.partial, parts.carry, k, d, vec);
+    const float inv_rms = 1.f / sqrtf(total / static_cast<float>(d) + eps);
+    if ((t & 31) == 0) {
+      parts.stats[k] = inv_rms;
+      if (rstd != nullptr) rstd[first + k] = inv_rms;
+    }
+  }
+  __syncthreads();
+}
+
 // The walk of a packed kernel over its spans, each one's copies started a span ahead.
 // stage_copies(first, st) starts the copies of the span at row `first` into stage st (copy_in of
 // each input); work(first, st) runs once they have landed. The loop condition is uniform per
@@ -114,11 +132,7 @@ __global__ void __launch_bounds__(1024, 1)
   constexpr int kCopies = SHIFTED_WEIGHT ? kVec : 1;
   extern __shared__ uint4 packed_memory[];
   const norm::PackedLayout<T, 1, 1, kCopies> layout(d, span_rows);
-  {
-    const void* tensors[2] = {x, y};
-    const int strides[2] = {x_stride, y_stride};
-    norm::trap_unless_packed<T>(layout, tensors, strides);
-  }
+  norm::trap_unless_packed<T>(layout, {x, y}, {x_stride, y_stride});
   const norm::PackedParts<T, 1, 1, kCopies> parts(packed_memory, layout);
   if (w != nullptr) norm::fill_weight_copies<T, kCopies>(parts.weights, w, d, layout.copy_len);
   const norm::SpanWalk walk(d, kVec);
@@ -140,24 +154,14 @@ __global__ void __launch_bounds__(1024, 1)
       norm::record_chunk(f, c, row, col, d, parts.partial, parts.carry);
       walk.next(row, col, d);
     }
-    __syncthreads();
-    for (int k = t >> 5; k * d < xs.count; k += nt >> 5) {
-      const float total = norm::row_total(parts.partial, parts.carry, k, d, kVec);
-      const float inv_rms = 1.f / sqrtf(total / static_cast<float>(d) + eps);
-      if ((t & 31) == 0) {
-        parts.stats[k] = inv_rms;
-        if (rstd != nullptr) rstd[first + k] = inv_rms;
-      }
-    }
-    __syncthreads();
+    norm::span_inv_rms(parts, first, xs.count, d, eps, rstd);
     row = walk.first_row;
     col = walk.first_col;
     for (int c = t; c < chunks; c += nt) {
       float v[kVec];
       E::unpack(xs.reread(c), v);
       norm::scale_packed_chunk<T, kCopies>(v, row, col, d, parts.stats, parts.weights,
-                                           layout.copy_len,
-                                  w != nullptr, w_offset);
+                                           layout.copy_len, w != nullptr, w_offset);
       norm::store_span_chunk(y + first * d, c, xs.count, v);
       walk.next(row, col, d);
     }
@@ -178,11 +182,7 @@ __global__ void __launch_bounds__(1024, 1)
   constexpr int kCopies = SHIFTED_WEIGHT ? kVec : 1;
   extern __shared__ uint4 packed_memory[];
   const norm::PackedLayout<T, 1, 2, kCopies> layout(d, span_rows);
-  {
-    const void* tensors[4] = {x, r, h, y};
-    const int strides[4] = {x_stride, r_stride, h_stride, y_stride};
-    norm::trap_unless_packed<T>(layout, tensors, strides);
-  }
+  norm::trap_unless_packed<T>(layout, {x, r, h, y}, {x_stride, r_stride, h_stride, y_stride});
   const norm::PackedParts<T, 1, 2, kCopies> parts(packed_memory, layout);
   if (w != nullptr) norm::fill_weight_copies<T, kCopies>(parts.weights, w, d, layout.copy_len);
   const norm::SpanWalk walk(d, kVec);
@@ -210,24 +210,14 @@ __global__ void __launch_bounds__(1024, 1)
       norm::record_chunk(sv, c, row, col, d, parts.partial, parts.carry);
       walk.next(row, col, d);
     }
-    __syncthreads();
-    for (int k = t >> 5; k * d < count; k += nt >> 5) {
-      const float total = norm::row_total(parts.partial, parts.carry, k, d, kVec);
-      const float inv_rms = 1.f / sqrtf(total / static_cast<float>(d) + eps);
-      if ((t & 31) == 0) {
-        parts.stats[k] = inv_rms;
-        if (rstd != nullptr) rstd[first + k] = inv_rms;
-      }
-    }
-    __syncthreads();
+    norm::span_inv_rms(parts, first, count, d, eps, rstd);
     row = walk.first_row;
     col = walk.first_col;
     for (int c = t; c < chunks; c += nt) {
       float sv[kVec];
       norm::chunk_sum<T, ROUND_SUM>(xs.reread(c), rs.reread(c), sv);
       norm::scale_packed_chunk<T, kCopies>(sv, row, col, d, parts.stats, parts.weights,
-                                           layout.copy_len,
-                                  w != nullptr, w_offset);
+                                           layout.copy_len, w != nullptr, w_offset);
       norm::store_span_chunk(y + first * d, c, count, sv);
       walk.next(row, col, d);
     }
@@ -248,11 +238,7 @@ __global__ void __launch_bounds__(1024, 1)
   constexpr int kCopies = SHIFTED_WEIGHT ? kVec : 1;
   extern __shared__ uint4 packed_memory[];
   const norm::PackedLayout<T, 2, 1, kCopies> layout(d, span_rows);
-  {
-    const void* tensors[2] = {x, y};
-    const int strides[2] = {x_stride, y_stride};
-    norm::trap_unless_packed<T>(layout, tensors, strides);
-  }
+  norm::trap_unless_packed<T>(layout, {x, y}, {x_stride, y_stride});
   const norm::PackedParts<T, 2, 1, kCopies> parts(packed_memory, layout);
   T* gamma_copies = parts.weights;
   T* beta_copies = parts.weights + kCopies * layout.copy_len;
