@@ -7,9 +7,8 @@
 // ceiling (reports/h200/notes.md). But when the rows are packed (row stride == d), span_rows
 // consecutive rows are one run of memory that starts on the 16-byte grid whenever
 // span_rows * d * sizeof(T) is a multiple of 16 (8 rows of an odd d in 16-bit, 4 in fp32). A
-// block takes such a span as one flat array: thread t holds chunks t, t + NT, ... of it in
-// registers, all on the 16-byte grid. A chunk lies in one row, or straddles two (one chunk a row
-// boundary). Each chunk's sum goes to shared memory, one warp a row adds its row's sums in a
+// block takes such a span as one flat array: thread t works on chunks t, t + NT, ... of it, all
+// on the 16-byte grid. A chunk lies in one row, or straddles two (one chunk a row boundary). Each chunk's sum goes to shared memory, one warp a row adds its row's sums in a
 // fixed order (deterministic), and the chunks are normalized and stored. The weight is kept in
 // shared memory as VEC copies, copy p shifted left by p elements, so that the weight of any chunk
 // that does not straddle is one aligned 16-byte read of the copy its column phase picks.
@@ -72,9 +71,8 @@ struct PackedLayout {
 // The launch contract above.
 template <typename T, int WEIGHTS, int TENSORS, int COPIES, int N>
 __device__ __forceinline__ void trap_unless_packed(
-    const PackedLayout<T, WEIGHTS, TENSORS, COPIES>& layout,
-                                                   const void* const (&tensors)[N],
-                                                   const int (&strides)[N]) {
+    const PackedLayout<T, WEIGHTS, TENSORS, COPIES>& layout, const void* const (&tensors)[N],
+    const int (&strides)[N]) {
   constexpr int kVec = Elem<T>::kVec;
   const int d = layout.d;
   bool ok = blockDim.y == 1 && blockDim.x % 32 == 0 && layout.span_rows > 0 && d >= kVec &&

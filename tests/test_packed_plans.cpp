@@ -82,6 +82,14 @@ TEST_CASE("packed schedule: spans on the 16-byte grid, whole-warp blocks, memory
       }
     }
   }
+  // The grid is about the resident blocks: 512-thread blocks of 104 KiB, two an SM by registers
+  // (64 a thread) and by shared memory; 1024-thread blocks one an SM by registers, where the
+  // threads alone would allow two.
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 2049).grid[0] == 2u * 132);
+  const auto wide_block = plan_checked({"rmsnorm", DType::BF16, {{"schedule", "packed"}, {"packed_threads", "1024"}}},
+                                       {{"rows", 100000}, {"d", 769}}).front();
+  CHECK(wide_block.block[0] == 1024);
+  CHECK(wide_block.grid[0] == 132);
   // The weight alone takes less memory than VEC shifted copies of it.
   const Case c{{"rows", 1000}, {"d", 2049}};
   const auto shifted = plan_checked({"rmsnorm", DType::BF16, {{"schedule", "packed"}, {"weight_copies", "shifted"}}}, c).front();

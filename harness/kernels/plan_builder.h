@@ -92,8 +92,9 @@ bool wide_fills_bound(const RowGeometry& g, int bound);
 // 1-D block and a grid of about the blocks `device` holds resident. Variant keys packed_threads,
 // span_rows (a multiple of the rows that keep spans on the 16-byte grid) and weight_copies
 // (shifted: VEC shifted copies; one: the weight alone, read with a funnel shift) pin it.
-// Only where asked for: auto does not take it. Where it does not apply (strided rows, d below one
-// chunk, a span over the block's shared memory) g is left alone and the register kernel runs.
+// auto takes it where the H200 measured it faster (plan_packed.cpp says where). Where it does not
+// apply (strided rows, d below one chunk, a span over the block's shared memory) g is left alone
+// and the register kernel runs.
 struct PackedPlan {
   bool packed = false;
   bool shifted_weight = true;  // the kernels' SHIFTED_WEIGHT (weight_copies=shifted|one)
@@ -148,5 +149,15 @@ std::string dtype_template_name(DType dt);          // "float", "__half", "__nv_
 std::size_t io_elem_size(const std::string& op, DType dt);  // rejects non-float io dtypes
 
 void set_geometry(KernelLaunch& launch, const RowGeometry& g, std::uint32_t shared_bytes = 0);
+
+// Blocks of `threads` threads and `shared_bytes` of dynamic shared memory that one SM of `device`
+// holds at once (at least 1, at most 32), for the grids of the kernels that walk their rows
+// (staged, packed). A block is charged its shared memory plus the runtime's 1 KiB reservation,
+// against the SM's pool less one reservation (the opt-in maximum on sm_80 and sm_90); this
+// leaves out the kernels' small static scratch and may count one block an SM too many for blocks
+// of a few KiB, but it is the sizing the H200 measurements were taken with. registers_per_thread
+// > 0 also counts a 64 Ki-register file (the packed kernels: 64 registers at their bound).
+std::int64_t resident_blocks_per_sm(const DeviceLimits& device, std::int64_t threads,
+                                    std::int64_t shared_bytes, int registers_per_thread = 0);
 
 }  // namespace ladder::kernels::detail

@@ -41,8 +41,13 @@ bool strides_dense(const std::map<std::string, std::int64_t>& strides, std::int6
   return true;
 }
 
-// The SHIFTED_WEIGHT argument of a packed kernel; the default (true) is left out.
-std::string packed_args(const PackedPlan& p) { return p.shifted_weight ? "" : ", false"; }
+// A packed kernel's entry: no ITEMS; `extra` (ROUND_SUM), then SHIFTED_WEIGHT where it is not the
+// default (true).
+std::string packed_entry(const std::string& kernel, DType dt, const PackedPlan& p,
+                         const std::string& extra = "") {
+  return "ladder::" + kernel + "<" + dtype_template_name(dt) + extra +
+         (p.shifted_weight ? "" : ", false") + ">";
+}
 
 // read_wide leaves a geometry no other schedule takes; a plan that took two is a planner bug.
 void expect_one_schedule(const std::string& op, int wide_bound, bool other_schedule) {
@@ -121,7 +126,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
 
   KernelLaunch L;
   L.source = source_path(packed.packed ? "packed_norm.cuh" : "rmsnorm.cuh");
-  L.entry = packed.packed         ? "ladder::rmsnorm_fwd_packed<" + dtype_template_name(ref.dtype) + packed_args(packed) + ">"
+  L.entry = packed.packed         ? packed_entry("rmsnorm_fwd_packed", ref.dtype, packed)
             : staged.staged       ? entry("rmsnorm_fwd_staged", ref.dtype, g.items,
                                           ", " + std::to_string(staged.stages))
             : rows_per_thread > 1 ? entry("rmsnorm_fwd_rows", ref.dtype, g.items,
@@ -194,8 +199,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   // f32 has nothing to round, so convention B is the same code as A: one instantiation.
   const bool round_sum = convention == "B" && ref.dtype != DType::F32;
   const std::string round_arg = round_sum ? ", true" : ", false";
-  L.entry = packed.packed ? "ladder::add_rmsnorm_fwd_packed<" + dtype_template_name(ref.dtype) + round_arg +
-                                  packed_args(packed) + ">"
+  L.entry = packed.packed ? packed_entry("add_rmsnorm_fwd_packed", ref.dtype, packed, round_arg)
             : staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
                                     round_arg + ", " + std::to_string(staged.stages))
                             : entry("add_rmsnorm_fwd", ref.dtype, g.items, round_arg + wide_args(wide, g));
@@ -259,7 +263,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
 
   KernelLaunch L;
   L.source = source_path(packed.packed ? "packed_norm.cuh" : "layernorm.cuh");
-  L.entry = packed.packed ? "ladder::layernorm_fwd_packed<" + dtype_template_name(ref.dtype) + packed_args(packed) + ">"
+  L.entry = packed.packed ? packed_entry("layernorm_fwd_packed", ref.dtype, packed)
                           : entry("layernorm_fwd", ref.dtype, g.items, bound_arg(wide));
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (affine) {

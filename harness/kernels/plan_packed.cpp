@@ -13,8 +13,7 @@ namespace {
 // Each stage holds at least this many bytes of each input: a few 16-byte copies a thread.
 constexpr std::int64_t kMinStageBytes = 8 * 1024;
 constexpr std::int64_t kDefaultThreads = 512;
-constexpr std::int64_t kBlockReserve = 1024;  // the runtime's per-block shared memory (sm_80+)
-constexpr int kRegistersPerThread = 64;       // the packed kernels' launch bound (1024, 1)
+constexpr int kRegistersPerThread = 64;  // the packed kernels' launch bound (1024, 1)
 
 // Rows a span must be a multiple of for every span to start on the 16-byte grid.
 std::int64_t aligned_span_rows(std::size_t elem_size, std::int64_t d) {
@@ -113,11 +112,7 @@ PackedPlan read_packed(VariantReader& v, const std::string& op,
   const std::int64_t available = device.shared_per_block_optin - kStaticSharedReserve;
   if (bytes > available) return plan;
 
-  const std::int64_t by_threads = device.max_threads_per_sm / threads;
-  const std::int64_t by_registers = 65536 / (threads * kRegistersPerThread);
-  const std::int64_t by_shared = (device.shared_per_sm - kBlockReserve) / (bytes + kBlockReserve);
-  const std::int64_t per_sm = std::max<std::int64_t>(
-      1, std::min({std::int64_t{32}, by_threads, by_registers, by_shared}));
+  const std::int64_t per_sm = resident_blocks_per_sm(device, threads, bytes, kRegistersPerThread);
   g.items = 1;
   g.threads_per_row = static_cast<int>(threads);
   g.rows_per_block = 1;

@@ -10,10 +10,6 @@ namespace ladder::kernels::detail {
 namespace {
 
 constexpr int kPreferredItems = 4;
-// What a block costs on an SM beside its stages: the runtime's per-block reservation (1 KiB on
-// sm_80 and later; the SM's pool, shared_per_sm, counts it, which is why it is 1 KiB above
-// the opt-in maximum of a block on sm_80 and sm_90).
-constexpr std::int64_t kBlockReserve = 1024;
 
 }  // namespace
 
@@ -85,15 +81,8 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
   plan.staged = true;
   plan.stages = n;
   plan.shared_bytes = static_cast<std::uint32_t>(bytes);
-  // About as many blocks as are resident: each walks rows blockIdx.x + k * gridDim.x. A block
-  // is charged its stages plus the runtime's reservation, against the SM's pool less one
-  // reservation (the opt-in maximum on sm_80 and sm_90). This leaves out the 256-byte static
-  // scratch and may count one block an SM too many for blocks of a few KiB (a short second
-  // wave), but it is the sizing the H200 measurements were taken with.
-  const std::int64_t by_threads = device.max_threads_per_sm / threads;
-  const std::int64_t by_shared =
-      (device.shared_per_sm - kBlockReserve) / (bytes + kBlockReserve);
-  const std::int64_t per_sm = std::max<std::int64_t>(1, std::min({std::int64_t{32}, by_threads, by_shared}));
+  // About as many blocks as are resident: each walks rows blockIdx.x + k * gridDim.x.
+  const std::int64_t per_sm = resident_blocks_per_sm(device, threads, bytes);
   g.items = items;
   g.threads_per_row = static_cast<int>(threads);
   g.rows_per_block = 1;
