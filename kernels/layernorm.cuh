@@ -135,7 +135,8 @@ __global__ void __launch_bounds__(MAX_THREADS)
               for (int e = 0; e < kVec; ++e) v[e] += b[e];
             }
           }
-          norm::store_chunk<T, true>(yr, c0, cols, access.vec, v, known_inside);
+          norm::store_chunk<T, true, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
+              yr, c0, cols, access.vec, v, known_inside);
         }
       });
     }

@@ -127,11 +127,23 @@ __device__ __forceinline__ RowAccess row_access(const void* const* rows, int cou
   return a;
 }
 
+// How store_chunk writes a chunk that is not whole on the 16-byte path. Its warp waits for its
+// slowest lane, and a block, at the row's barrier, for its slowest warp, so an edge lane's loop
+// holds up every thread of the block. Chosen per kernel by measurement (call 77,
+// reports/h200/bench-edge-stores.txt): the backward kernels gain 4-13% on rows that leave
+// their tile partly empty (d = 2049, 2056, 5125); the faster policies cost registers that make
+// add_rmsnorm spill (forward 16384x4096: 0.96 -> 0.91), so it keeps the rolled loop.
+enum class Edge {
+  Rolled,       // every such chunk: a rolled element loop (fewest registers)
+  SkipOutside,  // a chunk wholly outside the row stores nothing; a straddling one as Rolled
+  Unrolled,     // as SkipOutside, the straddling chunk's elements stored unrolled
+};
+
 // Stores the columns of the chunk at c0 that fall inside [0, d); never touches anything else,
 // so neighbouring rows, row padding and redzones stay untouched.
 // known_inside: the caller knows the chunk is whole and on the 16-byte path (tile_interior); a
 // literal true there (with_inside_copy) folds the test away.
-template <typename T, bool EVICT_FIRST = false>
+template <typename T, bool EVICT_FIRST = false, Edge EDGE = Edge::Rolled>
 __device__ __forceinline__ void store_chunk(T* row, int c0, int d, bool vec,
                                             const float (&v)[Elem<T>::kVec],
                                             bool known_inside = false) {
@@ -142,9 +154,21 @@ __device__ __forceinline__ void store_chunk(T* row, int c0, int d, bool vec,
     } else {
       *reinterpret_cast<uint4*>(row + c0) = Elem<T>::pack(v);
     }
+    return;
+  }
+  if (EDGE != Edge::Rolled && (c0 >= d || c0 + kVec <= 0)) return;
+  const uint4 p = Elem<T>::pack(v);
+  if constexpr (EDGE == Edge::Unrolled) {
+    const unsigned w[4] = {p.x, p.y, p.z, p.w};
+    constexpr int kPerWord = kVec / 4;  // elements per 32-bit word: 1 (fp32) or 2 (16-bit)
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) {
+      const int c = c0 + e;
+      const unsigned bits = kPerWord == 1 ? w[e] : (w[e / 2] >> (16 * (e % 2))) & 0xffffu;
+      if (c >= 0 && c < d) row[c] = Elem<T>::from_bits(bits);
+    }
   } else {
-    // Rolled, through the packed bits: edge chunks are rare (see gather_chunk).
-    const uint4 p = Elem<T>::pack(v);
+    // Rolled, through the packed bits: one loop body whatever the dtype.
     constexpr int kBits = 8 * static_cast<int>(sizeof(T));
     unsigned long long lo = (static_cast<unsigned long long>(p.y) << 32) | p.x;
     unsigned long long hi = (static_cast<unsigned long long>(p.w) << 32) | p.z;
@@ -156,6 +180,12 @@ __device__ __forceinline__ void store_chunk(T* row, int c0, int d, bool vec,
       hi >>= kBits;
     }
   }
+}
+
+// The faster edge policy where it measured faster: 16-bit rows (fp32 rows keep `wide`).
+template <typename T>
+__host__ __device__ constexpr Edge edge_for_16bit(Edge wide) {
+  return sizeof(T) == 2 ? Edge::Unrolled : wide;
 }
 
 // True when the weight pointer can use the vector path for a row with this access.
@@ -403,7 +433,14 @@ __device__ __forceinline__ void load_weight_before_stores(const T* w, int tile, 
 // whatever T is). Every 16-byte load of the tile is issued before any chunk is used or any edge
 // chunk is gathered: were each load followed by its use, as a per-chunk branch makes the compiler
 // do, the thread would wait one full memory latency per chunk instead of one per tile.
-template <typename T, int ITEMS, Load KIND = Load::Plain>
+// ZERO_FIRST (the backward kernels, which load a row ahead): an edge thread zeroes its chunks
+// before its 16-byte loads rather than after them. Written after a load (on another lane's path
+// of the same warp), the zero waits for that load to land, which ends the overlap of the row
+// loaded ahead with the row before it: rmsnorm_bwd bf16 16384x2056, whose last warps own chunks
+// past the row's end, 0.40 -> 0.66 of the copy ceiling (call 78, bench-edge-loads.txt). The
+// forward kernels use their rows at once, gain nothing, and keep their registers (add_rmsnorm
+// bf16 16384x4096 measured 0.96 -> 0.92 with it).
+template <typename T, int ITEMS, Load KIND = Load::Plain, bool ZERO_FIRST = false>
 __device__ __forceinline__ void load_tile(const T* row, int tile, bool vec, int phase, int d,
                                           uint4 (&raw)[ITEMS]) {
   constexpr int kVec = Elem<T>::kVec;
@@ -418,6 +455,10 @@ __device__ __forceinline__ void load_tile(const T* row, int tile, bool vec, int 
   // Edge threads: the 16-byte loads first, without branches between them, then the chunks that
   // straddle an end of the row; chunks wholly outside it are zero and read nothing.
   bool full[ITEMS];
+  if constexpr (ZERO_FIRST) {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) raw[i] = make_uint4(0u, 0u, 0u, 0u);
+  }
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const int c0 = chunk_column<T, ITEMS>(tile, i, phase);
@@ -428,8 +469,13 @@ __device__ __forceinline__ void load_tile(const T* row, int tile, bool vec, int 
   for (int i = 0; i < ITEMS; ++i) {
     if (full[i]) continue;
     const int c0 = chunk_column<T, ITEMS>(tile, i, phase);
-    raw[i] = (c0 >= d || c0 + kVec <= 0) ? make_uint4(0u, 0u, 0u, 0u)
-                                         : gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
+    const bool outside = c0 >= d || c0 + kVec <= 0;
+    if constexpr (ZERO_FIRST) {
+      if (!outside) raw[i] = gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
+    } else {
+      raw[i] = outside ? make_uint4(0u, 0u, 0u, 0u)
+                       : gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
+    }
   }
 }
 

@@ -93,7 +93,8 @@ __global__ void __launch_bounds__(MAX_THREADS)
 #pragma unroll
             for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
           }
-          norm::store_chunk(yr, c0, cols, access.vec, v, known_inside);
+          norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
+              yr, c0, cols, access.vec, v, known_inside);
         }
       });
     }

@@ -39,11 +39,11 @@ struct RmsBwdTile {
   // is the first use, so a tile loaded a row ahead is widened only when its row comes up.
   __device__ __forceinline__ void load(const RmsBwdRow<T>& p, int tile, const RowAccess& a,
                                        int d, bool with_dh) {
-    load_tile<T, ITEMS>(p.x, tile, a.vec, a.phase, d, x);
-    if constexpr (FUSED) load_tile<T, ITEMS>(p.r, tile, a.vec, a.phase, d, r);
-    load_tile<T, ITEMS>(p.dy, tile, a.vec, a.phase, d, dy);
+    load_tile<T, ITEMS, Load::Plain, true>(p.x, tile, a.vec, a.phase, d, x);
+    if constexpr (FUSED) load_tile<T, ITEMS, Load::Plain, true>(p.r, tile, a.vec, a.phase, d, r);
+    load_tile<T, ITEMS, Load::Plain, true>(p.dy, tile, a.vec, a.phase, d, dy);
     if constexpr (FUSED) {
-      if (with_dh && p.dh != nullptr) load_tile<T, ITEMS>(p.dh, tile, a.vec, a.phase, d, dh);
+      if (with_dh && p.dh != nullptr) load_tile<T, ITEMS, Load::Plain, true>(p.dh, tile, a.vec, a.phase, d, dh);
     }
   }
   __device__ __forceinline__ void widen() {
@@ -204,8 +204,10 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
             accumulate_partial_chunk<T>(partial_row, c0, cols, first_row, contrib);
           }
         }
-        store_chunk(p.dx, c0, cols, access.vec, g);
-        if (p.dr != nullptr) store_chunk(p.dr, c0, cols, access.vec, g);
+        // The fused op's four row tensors leave no registers for the unrolled edge store.
+        constexpr Edge kEdge = FUSED ? Edge::SkipOutside : Edge::Unrolled;
+        store_chunk<T, false, kEdge>(p.dx, c0, cols, access.vec, g);
+        if (p.dr != nullptr) store_chunk<T, false, kEdge>(p.dr, c0, cols, access.vec, g);
       }
     }
     if (kAhead) {
