@@ -201,6 +201,17 @@ struct ReduceScratch {
   float partial[2][32][N];
 };
 
+// Sums each of N values over the 32 lanes of the warp with an xor butterfly: every lane gets
+// the bit-identical sums (each step adds the same pair in both lanes), in a fixed order.
+template <int N>
+__device__ __forceinline__ void warp_sum(float (&v)[N]) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) v[k] += __shfl_xor_sync(kFullMask, v[k], offset);
+  }
+}
+
 // Sums N values over the row group; every thread of the group receives bit-identical results
 // (xor butterflies add the same pair in each lane, and addition is commutative), so every thread
 // makes the same decisions from them. Deterministic: the order is fixed by the geometry alone.
@@ -241,11 +252,7 @@ __device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<N>& s
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < N; ++k) v[k] = lane < warps ? buf[lane][k] : 0.f;
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-#pragma unroll
-    for (int k = 0; k < N; ++k) v[k] += __shfl_xor_sync(kFullMask, v[k], offset);
-  }
+  warp_sum(v);
 }
 
 // A row's mean from its sum: a product with 1 / d, which the compiler hoists out of the row loop

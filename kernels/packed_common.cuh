@@ -200,11 +200,10 @@ __device__ __forceinline__ float row_total(const float* partial, const float* ca
   const int lo = static_cast<int>((start + vec - 1) / vec);
   const int hi = static_cast<int>((start + d - 1) / vec);
   const int lane = static_cast<int>(threadIdx.x & 31);
-  float s = 0.f;
-  for (int c = lo + lane; c <= hi; c += 32) s += partial[c];
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) s += __shfl_xor_sync(kFullMask, s, offset);
-  return start % vec != 0 ? s + carry[r] : s;
+  float s[1] = {0.f};
+  for (int c = lo + lane; c <= hi; c += 32) s[0] += partial[c];
+  warp_sum(s);
+  return start % vec != 0 ? s[0] + carry[r] : s[0];
 }
 
 // The block's walk over spans: block b takes spans b, b + G, ... (G = gridDim.x); the loop
