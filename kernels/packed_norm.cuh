@@ -115,6 +115,18 @@ __device__ __forceinline__ int span_count(long long first, int rows, int span_ro
   return static_cast<int>(n) * d;
 }
 
+// The walk of a packed kernel with one row input, x: work(first, xs) runs on the span at row
+// `first`, staged in shared memory (input 0 of parts' stages).
+template <typename T, typename Parts, typename Work>
+__device__ __forceinline__ void walk_input_spans(const T* x, const Parts& parts, int rows,
+                                                 int span_rows, int d, Work&& work) {
+  auto span_of = [&](long long first, int st) {
+    return StagedSpan<T>{x + first * d, parts.stage(st, 0), span_count(first, rows, span_rows, d)};
+  };
+  walk_spans(rows, span_rows, [&](long long first, int st) { span_of(first, st).copy_in(); },
+             [&](long long first, int st) { work(first, span_of(first, st)); });
+}
+
 }  // namespace norm
 
 // Same arguments, results and aliasing as rmsnorm_fwd, plus span_rows (the launch contract in
@@ -137,13 +149,8 @@ __global__ void __launch_bounds__(1024, 1)
   if (w != nullptr) norm::fill_weight_copies<T, kCopies>(parts.weights, w, d, layout.copy_len);
   const norm::SpanWalk walk(d, kVec);
   const int nt = norm::block_threads(), t = norm::block_thread();
-  auto span_of = [&](long long first, int st) {
-    return norm::StagedSpan<T>{x + first * d, parts.stage(st, 0),
-                               norm::span_count(first, rows, span_rows, d)};
-  };
-  norm::walk_spans(rows, span_rows, [&](long long first, int st) { span_of(first, st).copy_in(); },
-                   [&](long long first, int st) {
-    const norm::StagedSpan<T> xs = span_of(first, st);
+  norm::walk_input_spans(x, parts, rows, span_rows, d,
+                         [&](long long first, const norm::StagedSpan<T>& xs) {
     const int chunks = (xs.count + kVec - 1) / kVec;
     int row = walk.first_row, col = walk.first_col;
     for (int c = t; c < chunks; c += nt) {
@@ -249,13 +256,8 @@ __global__ void __launch_bounds__(1024, 1)
   float* inv_stds = parts.stats + span_rows;
   const norm::SpanWalk walk(d, kVec);
   const int nt = norm::block_threads(), t = norm::block_thread();
-  auto span_of = [&](long long first, int st) {
-    return norm::StagedSpan<T>{x + first * d, parts.stage(st, 0),
-                               norm::span_count(first, rows, span_rows, d)};
-  };
-  norm::walk_spans(rows, span_rows, [&](long long first, int st) { span_of(first, st).copy_in(); },
-                   [&](long long first, int st) {
-    const norm::StagedSpan<T> xs = span_of(first, st);
+  norm::walk_input_spans(x, parts, rows, span_rows, d,
+                         [&](long long first, const norm::StagedSpan<T>& xs) {
     const int count = xs.count;
     const int chunks = (count + kVec - 1) / kVec;
     int row = walk.first_row, col = walk.first_col;
