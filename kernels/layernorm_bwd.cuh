@@ -97,8 +97,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   // x and dy packed as stored: a 16-bit row takes half the registers of fp32.
   uint4 xs[ITEMS], dys[ITEMS], next_x[ITEMS], next_dy[ITEMS];
   if (ahead) {
-    norm::load_tile<T, ITEMS, kRowLoad, true>(xr, 0, access.vec, phase, cols, xs);
-    norm::load_tile<T, ITEMS, kRowLoad, true>(dyr, 0, access.vec, phase, cols, dys);
+    norm::load_row_tile<T, ITEMS, kRowLoad>(xr, 0, access.vec, phase, cols, xs);
+    norm::load_row_tile<T, ITEMS, kRowLoad>(dyr, 0, access.vec, phase, cols, dys);
   }
   for (long long base = loop.first; base < rows; base += loop.step) {
     const T *nxr = nullptr, *ndyr = nullptr;
@@ -108,8 +108,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     float2 next_stats = make_float2(0.f, 0.f);
     if (ahead) {  // past the last row: zeros, no loads
       ncols = row_at(base + loop.step, nxr, ndyr, ndxr, naccess);
-      norm::load_tile<T, ITEMS, kRowLoad, true>(nxr, 0, naccess.vec, phase, ncols, next_x);
-      norm::load_tile<T, ITEMS, kRowLoad, true>(ndyr, 0, naccess.vec, phase, ncols, next_dy);
+      norm::load_row_tile<T, ITEMS, kRowLoad>(nxr, 0, naccess.vec, phase, ncols, next_x);
+      norm::load_row_tile<T, ITEMS, kRowLoad>(ndyr, 0, naccess.vec, phase, ncols, next_dy);
       next_stats = stats_at(base + loop.step);
     }
     float mu = stats.x;
@@ -117,8 +117,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       float total[1] = {0.f};
       for (int t = 0; t < tiles; ++t) {
         if (!ahead) {  // dy too: all of a tile's loads at once
-          norm::load_tile<T, ITEMS, kRowLoad, true>(xr, t, access.vec, phase, cols, xs);
-          if (ONE) norm::load_tile<T, ITEMS, kRowLoad, true>(dyr, t, access.vec, phase, cols, dys);
+          norm::load_row_tile<T, ITEMS, kRowLoad>(xr, t, access.vec, phase, cols, xs);
+          if (ONE) norm::load_row_tile<T, ITEMS, kRowLoad>(dyr, t, access.vec, phase, cols, dys);
         }
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
@@ -139,8 +139,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     for (int k = 0; k < kSums; ++k) rest[k] = 0.f;
     for (int t = 0; t < tiles; ++t) {
       if (!ONE || (!ahead && SAVED)) {  // not loaded yet
-        norm::load_tile<T, ITEMS, kRowLoad, true>(xr, t, access.vec, phase, cols, xs);
-        norm::load_tile<T, ITEMS, kRowLoad, true>(dyr, t, access.vec, phase, cols, dys);
+        norm::load_row_tile<T, ITEMS, kRowLoad>(xr, t, access.vec, phase, cols, xs);
+        norm::load_row_tile<T, ITEMS, kRowLoad>(dyr, t, access.vec, phase, cols, dys);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -181,8 +181,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     const bool first_row = base == loop.first;
     for (int t = 0; t < tiles; ++t) {
       if (!ONE) {
-        norm::load_tile<T, ITEMS, kRowLoad, true>(xr, t, access.vec, phase, cols, xs);
-        norm::load_tile<T, ITEMS, kRowLoad, true>(dyr, t, access.vec, phase, cols, dys);
+        norm::load_row_tile<T, ITEMS, kRowLoad>(xr, t, access.vec, phase, cols, xs);
+        norm::load_row_tile<T, ITEMS, kRowLoad>(dyr, t, access.vec, phase, cols, dys);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {

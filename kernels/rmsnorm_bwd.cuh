@@ -39,11 +39,11 @@ struct RmsBwdTile {
   // is the first use, so a tile loaded a row ahead is widened only when its row comes up.
   __device__ __forceinline__ void load(const RmsBwdRow<T>& p, int tile, const RowAccess& a,
                                        int d, bool with_dh) {
-    load_tile<T, ITEMS, Load::Plain, true>(p.x, tile, a.vec, a.phase, d, x);
-    if constexpr (FUSED) load_tile<T, ITEMS, Load::Plain, true>(p.r, tile, a.vec, a.phase, d, r);
-    load_tile<T, ITEMS, Load::Plain, true>(p.dy, tile, a.vec, a.phase, d, dy);
+    load_row_tile<T, ITEMS>(p.x, tile, a.vec, a.phase, d, x);
+    if constexpr (FUSED) load_row_tile<T, ITEMS>(p.r, tile, a.vec, a.phase, d, r);
+    load_row_tile<T, ITEMS>(p.dy, tile, a.vec, a.phase, d, dy);
     if constexpr (FUSED) {
-      if (with_dh && p.dh != nullptr) load_tile<T, ITEMS, Load::Plain, true>(p.dh, tile, a.vec, a.phase, d, dh);
+      if (with_dh && p.dh != nullptr) load_row_tile<T, ITEMS>(p.dh, tile, a.vec, a.phase, d, dh);
     }
   }
   __device__ __forceinline__ void widen() {
