@@ -30,6 +30,9 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
                                                    int dx_stride, float eps) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
+  // Shifted 16-bit rows read their edge chunks whole (backward_common.cuh); fp32 rows gather them:
+  // with the whole reads their four-chunk tiles spill (ptxas: 12 -> 112 bytes).
+  constexpr bool kEdgesWhole = SHIFTED && sizeof(T) == 2;
   // One buffer per reduction: consecutive uses of either are separated by the other's barrier.
   __shared__ norm::ReduceScratch<1> scratch_mean;
   constexpr int kSums = SAVED ? 2 : 3;  // sum(g), sum(g * (x - mean)), [sum((x - mean)^2)]
@@ -43,8 +46,10 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   // Row pointers of row group threadIdx.y at `base` and their access on the group's chunk grid;
   // returns the columns it may touch (0 for an inactive group past the last row: it points at
   // row 0, only joins the reductions).
-  auto row_at = [&](long long base, const T*& xr, const T*& dyr, T*& dxr,
-                    norm::RowAccess& a) -> int {
+  // kEdgesWhole: `edge` says which of the row's edge chunks may be read whole
+  // (backward_common.cuh).
+  auto row_at = [&](long long base, const T*& xr, const T*& dyr, T*& dxr, norm::RowAccess& a,
+                    norm::EdgeReads& edge) -> int {
     const long long row = base + threadIdx.y;
     const long long at = row < rows ? row : 0;
     xr = x + at * x_stride;
@@ -52,6 +57,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     dxr = dx + at * dx_stride;
     const void* ptrs[3] = {xr, dyr, dxr};
     a = norm::backward_access<T, SHIFTED>(ptrs, 3, phase);
+    if constexpr (kEdgesWhole) edge = norm::edge_reads(row, rows, d, kVec);
     return row < rows ? d : 0;
   };
   // The saved (mean, rstd) of row group threadIdx.y at `base`; zeros past the last row.
@@ -64,7 +70,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   const T *xr, *dyr;
   T* dxr;
   norm::RowAccess access;
-  int cols = row_at(loop.first, xr, dyr, dxr, access);
+  norm::EdgeReads edge;
+  int cols = row_at(loop.first, xr, dyr, dxr, access, edge);
   float2 stats = stats_at(loop.first);
   const int tiles = ONE ? 1 : norm::tiles_for<T, ITEMS, true>(d, phase);
   // A thread owns the same gamma chunks in every row: one tile loads them once per block (where
@@ -94,22 +101,33 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   // 0.71 -> 0.73); fp32 rows lose up to 7% and shifted rows 1%, so they keep plain loads.
   constexpr norm::Load kRowLoad =
       ONE && sizeof(T) == 2 && !SHIFTED ? norm::Load::Stream : norm::Load::Plain;
+  // A row tile of x or dy. kEdgesWhole: the row's edge chunks read whole where `e` allows; the
+  // sums below leave out what they hold of other rows (drop_outside).
+  auto load_row = [&](const T* row, int t, const norm::RowAccess& a, int c,
+                      const norm::EdgeReads& e, uint4 (&raw)[ITEMS]) {
+    if constexpr (kEdgesWhole) {
+      norm::load_tile_edges_whole<T, ITEMS>(row, t, a.vec, phase, c, e, raw);
+    } else {
+      norm::load_row_tile<T, ITEMS, kRowLoad>(row, t, a.vec, phase, c, raw);
+    }
+  };
   // x and dy packed as stored: a 16-bit row takes half the registers of fp32.
   uint4 xs[ITEMS], dys[ITEMS], next_x[ITEMS], next_dy[ITEMS];
   if (ahead) {
-    norm::load_row_tile<T, ITEMS, kRowLoad>(xr, 0, access.vec, phase, cols, xs);
-    norm::load_row_tile<T, ITEMS, kRowLoad>(dyr, 0, access.vec, phase, cols, dys);
+    load_row(xr, 0, access, cols, edge, xs);
+    load_row(dyr, 0, access, cols, edge, dys);
   }
   for (long long base = loop.first; base < rows; base += loop.step) {
     const T *nxr = nullptr, *ndyr = nullptr;
     T* ndxr = nullptr;
     norm::RowAccess naccess;
+    norm::EdgeReads nedge;
     int ncols = 0;
     float2 next_stats = make_float2(0.f, 0.f);
     if (ahead) {  // past the last row: zeros, no loads
-      ncols = row_at(base + loop.step, nxr, ndyr, ndxr, naccess);
-      norm::load_row_tile<T, ITEMS, kRowLoad>(nxr, 0, naccess.vec, phase, ncols, next_x);
-      norm::load_row_tile<T, ITEMS, kRowLoad>(ndyr, 0, naccess.vec, phase, ncols, next_dy);
+      ncols = row_at(base + loop.step, nxr, ndyr, ndxr, naccess, nedge);
+      load_row(nxr, 0, naccess, ncols, nedge, next_x);
+      load_row(ndyr, 0, naccess, ncols, nedge, next_dy);
       next_stats = stats_at(base + loop.step);
     }
     float mu = stats.x;
@@ -117,13 +135,14 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       float total[1] = {0.f};
       for (int t = 0; t < tiles; ++t) {
         if (!ahead) {  // dy too: all of a tile's loads at once
-          norm::load_row_tile<T, ITEMS, kRowLoad>(xr, t, access.vec, phase, cols, xs);
-          if (ONE) norm::load_row_tile<T, ITEMS, kRowLoad>(dyr, t, access.vec, phase, cols, dys);
+          load_row(xr, t, access, cols, edge, xs);
+          if (ONE) load_row(dyr, t, access, cols, edge, dys);
         }
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
           float xv[kVec];
           E::unpack(xs[i], xv);
+          if constexpr (kEdgesWhole) norm::drop_outside(norm::chunk_column<T, ITEMS>(t, i, phase), cols, xv);
 #pragma unroll
           for (int e = 0; e < kVec; ++e) total[0] += xv[e];
         }
@@ -139,8 +158,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     for (int k = 0; k < kSums; ++k) rest[k] = 0.f;
     for (int t = 0; t < tiles; ++t) {
       if (!ONE || (!ahead && SAVED)) {  // not loaded yet
-        norm::load_row_tile<T, ITEMS, kRowLoad>(xr, t, access.vec, phase, cols, xs);
-        norm::load_row_tile<T, ITEMS, kRowLoad>(dyr, t, access.vec, phase, cols, dys);
+        load_row(xr, t, access, cols, edge, xs);
+        load_row(dyr, t, access, cols, edge, dys);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -148,6 +167,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
         float xv[kVec], g[kVec];
         E::unpack(xs[i], xv);
         grad(t, i, dys[i], g);
+        if constexpr (kEdgesWhole) norm::drop_outside(c0, cols, xv, g);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
           // Columns outside the row hold x = 0 and g = 0: they add nothing to the two sums of g,
@@ -181,8 +201,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     const bool first_row = base == loop.first;
     for (int t = 0; t < tiles; ++t) {
       if (!ONE) {
-        norm::load_row_tile<T, ITEMS, kRowLoad>(xr, t, access.vec, phase, cols, xs);
-        norm::load_row_tile<T, ITEMS, kRowLoad>(dyr, t, access.vec, phase, cols, dys);
+        load_row(xr, t, access, cols, edge, xs);
+        load_row(dyr, t, access, cols, edge, dys);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -217,6 +237,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       dyr = ndyr;
       dxr = ndxr;
       access = naccess;
+      edge = nedge;
       cols = ncols;
       stats = next_stats;
 #pragma unroll
@@ -225,7 +246,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
         dys[i] = next_dy[i];
       }
     } else {
-      cols = row_at(base + loop.step, xr, dyr, dxr, access);
+      cols = row_at(base + loop.step, xr, dyr, dxr, access, edge);
       stats = stats_at(base + loop.step);
     }
   }

@@ -21,12 +21,14 @@ struct RmsBwdRow {
   const T* dh;
   T* dx;
   T* dr;
+  EdgeReads edge;  // SHIFTED: which of the row's edge chunks are read whole
 };
 
 // What a thread keeps of one row tile: dy (and dh for the fused op) packed as stored, the input
 // s packed (plain: x as stored) or in fp32 (fused: x + r is not a T; fp32 s takes as many
 // registers as packed x and r would, and saves an add per use).
-template <typename T, int ITEMS, bool FUSED>
+// SHIFTED: the row's edge chunks are read whole where they may be (load_tile_edges_whole).
+template <typename T, int ITEMS, bool FUSED, bool SHIFTED>
 struct RmsBwdTile {
   static constexpr int kF = FUSED ? ITEMS : 1;  // arrays only the fused op uses
   uint4 x[ITEMS];
@@ -39,11 +41,20 @@ struct RmsBwdTile {
   // is the first use, so a tile loaded a row ahead is widened only when its row comes up.
   __device__ __forceinline__ void load(const RmsBwdRow<T>& p, int tile, const RowAccess& a,
                                        int d, bool with_dh) {
-    load_row_tile<T, ITEMS>(p.x, tile, a.vec, a.phase, d, x);
-    if constexpr (FUSED) load_row_tile<T, ITEMS>(p.r, tile, a.vec, a.phase, d, r);
-    load_row_tile<T, ITEMS>(p.dy, tile, a.vec, a.phase, d, dy);
+    load_one(p.x, tile, a, d, p.edge, x);
+    if constexpr (FUSED) load_one(p.r, tile, a, d, p.edge, r);
+    load_one(p.dy, tile, a, d, p.edge, dy);
     if constexpr (FUSED) {
-      if (with_dh && p.dh != nullptr) load_row_tile<T, ITEMS>(p.dh, tile, a.vec, a.phase, d, dh);
+      if (with_dh && p.dh != nullptr) load_one(p.dh, tile, a, d, p.edge, dh);
+    }
+  }
+  template <int N>
+  static __device__ __forceinline__ void load_one(const T* row, int tile, const RowAccess& a,
+                                                  int d, const EdgeReads& edge, uint4 (&raw)[N]) {
+    if constexpr (SHIFTED) {
+      load_tile_edges_whole<T, N>(row, tile, a.vec, a.phase, d, edge, raw);
+    } else {
+      load_row_tile<T, N>(row, tile, a.vec, a.phase, d, raw);
     }
   }
   __device__ __forceinline__ void widen() {
@@ -115,6 +126,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
     // Null pointers (optional tensors) never veto the vector path.
     const void* ptrs[6] = {p.x, p.r, p.dy, p.dh, p.dx, p.dr};
     a = backward_access<T, SHIFTED>(ptrs, 6, phase);
+    if constexpr (SHIFTED) p.edge = edge_reads(row, rows, d, kVec);
     return row < rows ? d : 0;
   };
   const RowLoop loop;
@@ -143,7 +155,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
   // row's loads are issued one row ahead, so they overlap the previous row's reduction and
   // stores. Rows never overlap in memory, so no store precedes a load of the same row.
   constexpr bool kAhead = ONE && kRowChunks <= 6;
-  RmsBwdTile<T, ITEMS, FUSED> tile, next;
+  RmsBwdTile<T, ITEMS, FUSED, SHIFTED> tile, next;
   if (kAhead) tile.load(p, 0, access, cols, true);
   for (long long base = loop.first; base < rows; base += loop.step) {
     float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
@@ -157,6 +169,9 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
         tile.input(i, sv);
         Elem<T>::unpack(tile.dy[i], dyv);
         weighted<T>(w != nullptr, w_offset, weight(t, i), dyv, g);
+        // The edge chunks read whole hold other rows' elements: left out of the sums here, the
+        // one place they could reach a result (past the row, dx is not stored and dw not kept).
+        if constexpr (SHIFTED) drop_outside(chunk_column<T, ITEMS>(t, i, phase), cols, sv, g);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
           sums[0] = fmaf(sv[e], sv[e], sums[0]);
