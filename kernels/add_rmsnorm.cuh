@@ -39,7 +39,12 @@ __device__ __forceinline__ void chunk_sum(const uint4& x, const uint4& r,
 // the block alone on its SM (16-bit rows of 16385-32768: bf16 512x32768 44.1-44.2 against
 // 48.1-48.4 us streamed, calls 60-61). Where two wide blocks share an SM it lost (4096x16384:
 // 143.3 against 138.8 us), so it is a separate instantiation.
-template <typename T, int ITEMS, bool ROUND_SUM, int MAX_THREADS = 1024, bool BATCH_WEIGHT = false>
+// OFF_GRID: rows may sit off the 16-byte grid (layernorm_fwd, layernorm.cuh): the rows' edge
+// chunks are read whole and the weight skewed. The whole edge chunks hold a few elements of the
+// neighbouring rows, which may be another thread's h or y in place; they are read, never used or
+// written. Aligned launches keep false.
+template <typename T, int ITEMS, bool ROUND_SUM, int MAX_THREADS = 1024, bool BATCH_WEIGHT = false,
+          bool OFF_GRID = false>
 __global__ void __launch_bounds__(MAX_THREADS)
     add_rmsnorm_fwd(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows, int d,
                     int x_stride, int r_stride, int h_stride, int y_stride, float eps,
@@ -61,20 +66,37 @@ __global__ void __launch_bounds__(MAX_THREADS)
     const void* ptrs[4] = {xr, rr, hr, yr};
     const norm::RowAccess access = norm::row_access<T>(ptrs, 4);
     const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
+    const norm::EdgeReads edge = OFF_GRID ? norm::edge_reads(row, rows, d, kVec) : norm::EdgeReads{};
+    auto load_inputs = [&](int t, uint4 (&xs_)[ITEMS], uint4 (&rs_)[ITEMS]) {
+      if constexpr (OFF_GRID) {
+        norm::load_tile_edges_whole<T, ITEMS>(xr, t, access.vec, access.phase, cols, edge, xs_);
+        norm::load_tile_edges_whole<T, ITEMS>(rr, t, access.vec, access.phase, cols, edge, rs_);
+      } else {
+        norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs_);
+        norm::load_tile<T, ITEMS>(rr, t, access.vec, access.phase, cols, rs_);
+      }
+    };
+    norm::SkewedAccess w_skew;
+    if constexpr (OFF_GRID) w_skew = norm::skewed_access<T>(w, access.phase);
 
     constexpr bool kEarlyWeight = ITEMS <= 2;  // registers: see rmsnorm.cuh
     const bool w_vec = norm::weight_vec_ok(w, access);
     uint4 xs[ITEMS], rs[ITEMS], ws[ITEMS];
     float sum[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
-      norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
-      norm::load_tile<T, ITEMS>(rr, t, access.vec, access.phase, cols, rs);
-      if (kEarlyWeight && tiles == 1 && w != nullptr)
-        norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_vec, access.phase, cols, ws);
+      load_inputs(t, xs, rs);
+      if (kEarlyWeight && tiles == 1 && w != nullptr) {
+        if constexpr (OFF_GRID) {
+          norm::load_tile_skewed<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_skew, access.phase, cols, ws);
+        } else {
+          norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_vec, access.phase, cols, ws);
+        }
+      }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         float sv[kVec];
         norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
+        if constexpr (OFF_GRID) norm::drop_outside(norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, sv);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) sum[0] = fmaf(sv[e], sv[e], sum[0]);
         // In registers (one tile), h goes out now so its stores overlap the reduction; they
@@ -88,10 +110,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
     const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, active);
 
     for (int t = 0; t < tiles; ++t) {
-      if (tiles > 1) {
-        norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
-        norm::load_tile<T, ITEMS>(rr, t, access.vec, access.phase, cols, rs);
-      }
+      if (tiles > 1) load_inputs(t, xs, rs);
       const bool early = kEarlyWeight && tiles == 1;
       // The wide build (MAX_THREADS below 1024, registers to spare) runs threads whose chunks
       // are all inside the row, weight included, through a copy without per-chunk tests
@@ -113,8 +132,9 @@ __global__ void __launch_bounds__(MAX_THREADS)
           if (tiles > 1) norm::store_chunk(hr, c0, cols, access.vec, sv, known_inside);
           if (w != nullptr) {
             float wv[kVec];
-            E::unpack(early || BATCH_WEIGHT
-                          ? ws[i]
+            E::unpack(early || BATCH_WEIGHT ? ws[i]
+                      : OFF_GRID && !known_inside
+                          ? norm::load_chunk_skewed<T, norm::Load::ReadOnly>(w, c0, cols, w_skew)
                           : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec,
                                                                              known_inside),
                       wv);

@@ -486,6 +486,77 @@ __device__ __forceinline__ void load_tile(const T* row, int tile, bool vec, int 
   }
 }
 
+// A row's two edge chunks off the 16-byte grid (one chunk of the grid each, partly outside the row),
+// read in one aligned 16-byte load where those 16 bytes lie in the tensor: the head chunk's
+// bytes before the row belong to the row before it (or its padding) when the row is not the
+// tensor's first, the tail chunk's after it to the next row when the row is not the last, for
+// rows of at least one chunk (row strides are at least d). Gathering them element by element
+// instead combines the elements at the load, which makes the lane wait for them there, and its
+// block for it at the row's barrier: the row loaded ahead no longer overlaps the row before it.
+// The elements outside the row are another row's: the kernel leaves them out (drop_outside).
+struct EdgeReads {
+  bool head = false;  // the head chunk may be read whole
+  bool tail = false;  // the tail chunk may be read whole
+};
+
+__device__ __forceinline__ EdgeReads edge_reads(long long row, long long rows, int d, int vec) {
+  EdgeReads e;
+  e.head = d >= vec && row > 0 && row < rows;
+  e.tail = d >= vec && row + 1 < rows;
+  return e;
+}
+
+// load_tile (ZERO_FIRST) with the edge chunks read whole where `edge` allows (vec: the row is on
+// the group's 16-byte chunk grid).
+template <typename T, int ITEMS, Load KIND = Load::Plain>
+__device__ __forceinline__ void load_tile_edges_whole(const T* row, int tile, bool vec, int phase,
+                                                      int d, const EdgeReads& edge,
+                                                      uint4 (&raw)[ITEMS]) {
+  constexpr int kVec = Elem<T>::kVec;
+  if (tile_interior<T, ITEMS>(tile, vec, phase, d)) {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+      raw[i] = load16<KIND>(
+          reinterpret_cast<const uint4*>(row + chunk_column<T, ITEMS>(tile, i, phase)));
+    return;
+  }
+  // One pass: a chunk is gathered only in a tensor's first or last row (or a row shorter than a
+  // chunk), where waiting for it costs one row, not every row.
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) raw[i] = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int c0 = chunk_column<T, ITEMS>(tile, i, phase);
+    if (c0 >= d || c0 + kVec <= 0) continue;
+    const bool whole = (c0 >= 0 && c0 + kVec <= d) || (c0 < 0 ? edge.head : edge.tail);
+    if (vec && whole) {
+      raw[i] = load16<KIND>(reinterpret_cast<const uint4*>(row + c0));
+    } else {
+      raw[i] = gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
+    }
+  }
+}
+
+// Zeroes v (and g) at the columns of the chunk at c0 outside [0, cols): the other rows' elements
+// that load_tile_edges_whole read. A branch a chunk, taken by a row's two edge lanes only.
+template <int N>
+__device__ __forceinline__ void drop_outside(int c0, int cols, float (&v)[N]) {
+  if (c0 >= 0 && c0 + N <= cols) return;
+#pragma unroll
+  for (int e = 0; e < N; ++e) v[e] = c0 + e >= 0 && c0 + e < cols ? v[e] : 0.f;
+}
+
+template <int N>
+__device__ __forceinline__ void drop_outside(int c0, int cols, float (&v)[N], float (&g)[N]) {
+  if (c0 >= 0 && c0 + N <= cols) return;
+#pragma unroll
+  for (int e = 0; e < N; ++e) {
+    const bool in_row = c0 + e >= 0 && c0 + e < cols;
+    v[e] = in_row ? v[e] : 0.f;
+    g[e] = in_row ? g[e] : 0.f;
+  }
+}
+
 // Skewed reads, for a weight read on a shifted chunk grid (the SHIFTED backward kernels): the
 // weight then sits `skew` elements past a 16-byte boundary at every chunk, and each chunk is read
 // as the two aligned 16-byte chunks that hold it, joined by a funnel shift. Kept apart from

@@ -18,7 +18,10 @@ namespace ladder {
 // two blocks an SM (rmsnorm bf16 4096x16384: 72.2-72.5 against 73.8 us cold, call 61); at
 // 2048x12288, 192 threads a row, it lost (34.6-35.0 against 32.8-33.8), so it is a separate
 // instantiation.
-template <typename T, int ITEMS, int MAX_THREADS = 1024, bool BATCH_WEIGHT = false>
+// OFF_GRID: rows may sit off the 16-byte grid (layernorm_fwd, layernorm.cuh): the row's edge
+// chunks are read whole and the weight skewed. Aligned launches keep false.
+template <typename T, int ITEMS, int MAX_THREADS = 1024, bool BATCH_WEIGHT = false,
+          bool OFF_GRID = false>
 __global__ void __launch_bounds__(MAX_THREADS)
     rmsnorm_fwd(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                 int y_stride, float eps, float w_offset) {
@@ -38,6 +41,16 @@ __global__ void __launch_bounds__(MAX_THREADS)
     const void* ptrs[2] = {xr, yr};
     const norm::RowAccess access = norm::row_access<T>(ptrs, 2);
     const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
+    const norm::EdgeReads edge = OFF_GRID ? norm::edge_reads(row, rows, d, kVec) : norm::EdgeReads{};
+    auto load_x = [&](int t, uint4 (&raw)[ITEMS]) {
+      if constexpr (OFF_GRID) {
+        norm::load_tile_edges_whole<T, ITEMS>(xr, t, access.vec, access.phase, cols, edge, raw);
+      } else {
+        norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, raw);
+      }
+    };
+    norm::SkewedAccess w_skew;
+    if constexpr (OFF_GRID) w_skew = norm::skewed_access<T>(w, access.phase);
 
     // The row stays packed as stored between the passes (4 registers per chunk whatever T is).
     // With one tile and few chunks the weight is loaded up front too, so after the reduction
@@ -49,13 +62,19 @@ __global__ void __launch_bounds__(MAX_THREADS)
     uint4 ws[ITEMS];
     float sum[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
-      norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
-      if (kEarlyWeight && tiles == 1 && w != nullptr)
-        norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_vec, access.phase, cols, ws);
+      load_x(t, xs);
+      if (kEarlyWeight && tiles == 1 && w != nullptr) {
+        if constexpr (OFF_GRID) {
+          norm::load_tile_skewed<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_skew, access.phase, cols, ws);
+        } else {
+          norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_vec, access.phase, cols, ws);
+        }
+      }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         float f[kVec];
         E::unpack(xs[i], f);
+        if constexpr (OFF_GRID) norm::drop_outside(norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, f);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) sum[0] = fmaf(f[e], f[e], sum[0]);
       }
@@ -67,7 +86,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
     constexpr bool kInsideCopy = !kEarlyWeight && (ITEMS <= 4 || MAX_THREADS < 1024);
     for (int t = 0; t < tiles; ++t) {
       // One tile: the row is still in registers. Several: re-read it (mostly from L2).
-      if (tiles > 1) norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs);
+      if (tiles > 1) load_x(t, xs);
       const bool early = kEarlyWeight && tiles == 1;
       const bool inside = (w == nullptr || w_vec) &&
                           norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
@@ -84,8 +103,9 @@ __global__ void __launch_bounds__(MAX_THREADS)
           E::unpack(xs[i], v);
           if (w != nullptr) {
             float wv[kVec];
-            E::unpack(early || BATCH_WEIGHT
-                          ? ws[i]
+            E::unpack(early || BATCH_WEIGHT ? ws[i]
+                      : OFF_GRID && !known_inside
+                          ? norm::load_chunk_skewed<T, norm::Load::ReadOnly>(w, c0, cols, w_skew)
                           : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec, known_inside),
                       wv);
             norm::scale_by_weight(v, inv_rms, wv, w_offset);

@@ -34,6 +34,24 @@ std::string wide_args(int wide_bound, const RowGeometry& g) {
   return bound_arg(wide_bound) + (wide_fills_bound(g, wide_bound) ? ", true" : "");
 }
 
+// The register kernels' trailing template arguments: MAX_THREADS (and BATCH_WEIGHT, for the
+// kernels that take it) as above, then OFF_GRID where it is taken, every argument before it
+// spelled out. Without OFF_GRID the entry is the one aligned launches were measured with.
+std::string register_args(int wide_bound, const RowGeometry& g, bool takes_batch_weight,
+                          bool off_grid) {
+  if (!off_grid) return takes_batch_weight ? wide_args(wide_bound, g) : bound_arg(wide_bound);
+  std::string args = ", " + std::to_string(wide_bound == 0 ? 1024 : wide_bound);
+  if (takes_batch_weight) args += wide_fills_bound(g, wide_bound) ? ", true" : ", false";
+  return args + ", true";
+}
+
+// OFF_GRID of the register kernels (rmsnorm.cuh, layernorm.cuh): by default where row strides
+// put rows off the 16-byte grid; off_grid=0|1 forces it (both are correct for any rows).
+bool read_off_grid(VariantReader& v, bool misaligned) {
+  const std::string off_grid = v.get("off_grid", "auto", {"auto", "0", "1"});
+  return off_grid == "auto" ? misaligned : off_grid == "1";
+}
+
 // Every row stride equals d: the rows lie back to back (schedule=packed).
 bool strides_dense(const std::map<std::string, std::int64_t>& strides, std::int64_t d) {
   for (const auto& [name, stride] : strides)
@@ -121,6 +139,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const int rows_per_thread = read_rows(v, elem, s, misaligned, limits, forced, rpb, g);
   const PackedPlan packed = read_packed(v, op, kRmsnormSchedules, elem, 1, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
+  const bool off_grid = read_off_grid(v, misaligned);
   v.finish();
   expect_one_schedule(op, wide, staged.staged || rows_per_thread > 1);
 
@@ -131,7 +150,8 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                           ", " + std::to_string(staged.stages))
             : rows_per_thread > 1 ? entry("rmsnorm_fwd_rows", ref.dtype, g.items,
                                           ", " + std::to_string(rows_per_thread))
-                                  : entry("rmsnorm_fwd", ref.dtype, g.items, wide_args(wide, g));
+                                  : entry("rmsnorm_fwd", ref.dtype, g.items,
+                                          register_args(wide, g, true, off_grid));
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(io_output("y", in_place ? &L.buffers.front() : nullptr, ref.dtype, s,
@@ -191,6 +211,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
                                         allowed_items(elem, limits), device, g);
   const PackedPlan packed = read_packed(v, op, kStagedSchedules, elem, 1, 2, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
+  const bool off_grid = read_off_grid(v, misaligned);
   v.finish();
   expect_one_schedule(op, wide, staged.staged);
 
@@ -202,7 +223,8 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   L.entry = packed.packed ? packed_entry("add_rmsnorm_fwd_packed", ref.dtype, packed, round_arg)
             : staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
                                     round_arg + ", " + std::to_string(staged.stages))
-                            : entry("add_rmsnorm_fwd", ref.dtype, g.items, round_arg + wide_args(wide, g));
+                            : entry("add_rmsnorm_fwd", ref.dtype, g.items,
+                                    round_arg + register_args(wide, g, true, off_grid));
   L.buffers.push_back(io_input("x", y_over_x, ref.dtype, s, strides["x"]));
   L.buffers.push_back(io_input("r", h_over_r, ref.dtype, s, strides["r"]));
   if (weight != "none") L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
@@ -259,12 +281,14 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   const int wide = read_wide(v, op, kLayernormSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const PackedPlan packed = read_packed(v, op, kLayernormSchedules, elem, 2, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
+  const bool off_grid = read_off_grid(v, misaligned);
   v.finish();
 
   KernelLaunch L;
   L.source = source_path(packed.packed ? "packed_norm.cuh" : "layernorm.cuh");
   L.entry = packed.packed ? packed_entry("layernorm_fwd_packed", ref.dtype, packed)
-                          : entry("layernorm_fwd", ref.dtype, g.items, bound_arg(wide));
+                          : entry("layernorm_fwd", ref.dtype, g.items,
+                                  register_args(wide, g, false, off_grid));
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
   if (affine) {
     L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));
