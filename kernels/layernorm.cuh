@@ -130,15 +130,8 @@ __global__ void __launch_bounds__(MAX_THREADS)
     for (int t = 0; t < tiles; ++t) {
       if (tiles > 1) load_x(t, xs);
       const bool early = kEarlyAffine && tiles == 1;
-      // OFF_GRID: gamma and beta count as inside where their skewed reads need no test.
-      const bool affine_inside =
-          OFF_GRID ? (gamma == nullptr ||
-                      norm::skewed_tile_inside<T, ITEMS>(t, access.phase, cols, gamma_skew)) &&
-                         (beta == nullptr ||
-                          norm::skewed_tile_inside<T, ITEMS>(t, access.phase, cols, beta_skew))
-                   : affine_vec;
       const bool inside =
-          affine_inside && norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
+          affine_vec && norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
       norm::with_inside_copy<kInsideCopy>(inside, [&](bool known_inside) {
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
@@ -146,9 +139,8 @@ __global__ void __launch_bounds__(MAX_THREADS)
           auto affine_chunk = [&](const T* p, bool p_vec, const norm::SkewedAccess& skew,
                                   const uint4& held) -> uint4 {
             if (early) return held;
-            if (OFF_GRID && known_inside)
-              return norm::load_chunk_skewed_inside<T, norm::Load::ReadOnly>(p, c0, skew);
-            if (OFF_GRID) return norm::load_chunk_skewed<T, norm::Load::ReadOnly>(p, c0, cols, skew);
+            if (OFF_GRID && !known_inside)
+              return norm::load_chunk_skewed<T, norm::Load::ReadOnly>(p, c0, cols, skew);
             return norm::load_chunk_packed<T, norm::Load::ReadOnly>(p, c0, cols, p_vec, known_inside);
           };
           float v[kVec];

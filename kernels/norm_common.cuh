@@ -609,29 +609,6 @@ __device__ __forceinline__ uint4 load_skewed(const T* row, int c0, int skew) {
   return funnel16(lo, hi, skew * static_cast<int>(sizeof(T)));
 }
 
-// Whether every chunk thread tx owns in tile t of a weight read with access `a` may be read
-// without a test: on the 16-byte grid (skew 0) inside [0, cols), or skewed with both aligned
-// halves inside. The counterpart of tile_interior for a weight off the row's grid, so that rows
-// which start off the weight's grid (7 in 8 of 16-bit rows of odd length) still run the copy of
-// a loop without per-chunk tests (with_inside_copy).
-template <typename T, int ITEMS>
-__device__ __forceinline__ bool skewed_tile_inside(int tile, int phase, int cols,
-                                                   const SkewedAccess& a) {
-  const int first = chunk_column<T, ITEMS>(tile, 0, phase);
-  const int last = chunk_column<T, ITEMS>(tile, ITEMS - 1, phase);
-  if (a.skew == 0) return a.vec && first >= 0 && last + Elem<T>::kVec <= cols;
-  return a.vec && skewed_inside<T>(first, a.skew, cols) && skewed_inside<T>(last, a.skew, cols);
-}
-
-// The chunk at c0 of a weight whose tile is skewed_tile_inside: no test but the skew, which is
-// the same for every chunk of the row (the branch does not diverge).
-template <typename T, Load KIND>
-__device__ __forceinline__ uint4 load_chunk_skewed_inside(const T* row, int c0,
-                                                          const SkewedAccess& a) {
-  if (a.skew == 0) return load16<KIND>(reinterpret_cast<const uint4*>(row + c0));
-  return load_skewed<T, KIND>(row, c0, a.skew);
-}
-
 // load_chunk_packed for a tensor with access `a`: skewed where a.skew != 0.
 template <typename T, Load KIND = Load::Plain>
 __device__ __forceinline__ uint4 load_chunk_skewed(const T* row, int c0, int d,

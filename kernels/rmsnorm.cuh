@@ -88,24 +88,10 @@ __global__ void __launch_bounds__(MAX_THREADS)
       // One tile: the row is still in registers. Several: re-read it (mostly from L2).
       if (tiles > 1) load_x(t, xs);
       const bool early = kEarlyWeight && tiles == 1;
-      // OFF_GRID: the weight counts as inside where its skewed reads need no test.
-      const bool w_inside =
-          OFF_GRID ? w == nullptr || norm::skewed_tile_inside<T, ITEMS>(t, access.phase, cols, w_skew)
-                   : w == nullptr || w_vec;
-      const bool inside =
-          w_inside && norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
+      const bool inside = (w == nullptr || w_vec) &&
+                          norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
       norm::with_inside_copy<kInsideCopy>(inside, [&](bool known_inside) {
-        if constexpr (BATCH_WEIGHT && OFF_GRID) {
-          if (!early && w != nullptr) {
-#pragma unroll
-            for (int i = 0; i < ITEMS; ++i) {
-              const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
-              ws[i] = known_inside
-                          ? norm::load_chunk_skewed_inside<T, norm::Load::ReadOnly>(w, c0, w_skew)
-                          : norm::load_chunk_skewed<T, norm::Load::ReadOnly>(w, c0, cols, w_skew);
-            }
-          }
-        } else if constexpr (BATCH_WEIGHT) {
+        if constexpr (BATCH_WEIGHT) {
           if (!early && w != nullptr)
             norm::load_weight_before_stores<T, ITEMS>(w, t, access.phase, cols, w_vec,
                                                       known_inside, ws);
@@ -118,9 +104,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
           if (w != nullptr) {
             float wv[kVec];
             E::unpack(early || BATCH_WEIGHT ? ws[i]
-                      : OFF_GRID && known_inside
-                          ? norm::load_chunk_skewed_inside<T, norm::Load::ReadOnly>(w, c0, w_skew)
-                      : OFF_GRID
+                      : OFF_GRID && !known_inside
                           ? norm::load_chunk_skewed<T, norm::Load::ReadOnly>(w, c0, cols, w_skew)
                           : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec, known_inside),
                       wv);
