@@ -2,7 +2,7 @@
 # One batch of GPU work for the device machine: build there, run both ladders with the overhead
 # benchmark, the GPU tests, and whatever extra steps are named. Everything lands in $OUT.
 # The report's inputs: scripts/device_check.sh verify worst bench peers ladders extra wide decode sanitize
-# stats sanitizebwd
+# stats sanitizebwd memcheck
 # (then copy $OUT into reports/h200/ and run scripts/make_report).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -10,13 +10,14 @@ out="${OUT:-$root/out}"
 mkdir -p "$out"
 export LADDER_BUILD_DIR="$root/build-device" LADDER_CACHE_DIR="$root/.cache/ladder"
 step() { echo "== $*"; }
-# racecheck_verify FILE TIMEOUT_S VERIFY_ARGS...: compute-sanitizer racecheck over `ladder verify`
-# of the quick grid (children followed), its summary into $out/FILE.
-racecheck_verify() {
-  local file=$1 limit=$2; shift 2
-  timeout 150 compute-sanitizer --tool racecheck --target-processes all --print-limit 5 "$bin" verify \
+# sanitize_verify TOOL FILE TIMEOUT_S VERIFY_ARGS...: compute-sanitizer TOOL (racecheck,
+# memcheck) over `ladder verify` of the quick bf16 grid (children followed), its summary into
+# $out/FILE.
+sanitize_verify() {
+  local tool=$1 file=$2 limit=$3; shift 3
+  timeout 170 compute-sanitizer --tool "$tool" --target-processes all --print-limit 5 "$bin" verify \
     "$@" --dtype bf16 --quick --no-fixtures --jobs 8 --timeout "$limit" > /tmp/san.txt 2>&1
-  { echo "exit $?"; grep -E "RACECHECK SUMMARY|rungs:|Hazard" /tmp/san.txt | sort | uniq -c; } | tee "$out/$file"
+  { echo "exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|rungs:|Hazard|Invalid|out of bounds" /tmp/san.txt | sort | uniq -c; } | tee "$out/$file"
 }
 if [ "${SKIP_BUILD:-0}" = 1 ]; then
   step "using the carried binary only (no build here)"
@@ -122,10 +123,12 @@ for s in "$@"; do
                  --shape 65536x1024 --variant stats=$st 2>&1 | grep " ladder" | sed "s/^/$st /"
              done; done; done | tee "$out/bench-bwd.txt" ;;
     sanitizebwd) step "compute-sanitizer racecheck over the layernorm and backward bf16 rungs (sanitizer-bwd.txt)"
-             racecheck_verify sanitizer-bwd.txt 140 layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd ;;
+             sanitize_verify racecheck sanitizer-bwd.txt 140 layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd ;;
     worst)   step "the worst-error tables of the verify step's document (verify-worst.txt)"
              "$bin" verify --worst-from "$out/verify.json" | tee "$out/verify-worst.txt" ;;
+    memcheck) step "compute-sanitizer memcheck over the forward bf16 rungs: no read or write outside an allocation (memcheck-forward.txt)"
+             sanitize_verify memcheck memcheck-forward.txt 140 rmsnorm add_rmsnorm layernorm ;;
     sanitize) step "compute-sanitizer racecheck over the forward bf16 rungs, staged and wide included (sanitizer-wide.txt)"
-             racecheck_verify sanitizer-wide.txt 120 rmsnorm add_rmsnorm layernorm ;;
+             sanitize_verify racecheck sanitizer-wide.txt 120 rmsnorm add_rmsnorm layernorm ;;
   esac
 done

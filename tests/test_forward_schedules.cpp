@@ -91,6 +91,32 @@ TEST_CASE("rows schedule: several rows a thread, at ITEMS that fit their registe
                   std::invalid_argument);
 }
 
+TEST_CASE("off_grid: register kernels read edge chunks whole and weights skewed where rows leave the 16-byte grid",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  // auto: strides off the 16-byte grid (d = 2049 in 16-bit, an odd stride) take OFF_GRID, the
+  // kernels' last template argument, with every argument before it spelled out.
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 16384, 2049).entry ==
+        "ladder::layernorm_fwd<__nv_bfloat16, 3, 1024, true>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 2049).entry ==
+        "ladder::rmsnorm_fwd<__nv_bfloat16, 3, 1024, false, true>");
+  CHECK(entry_of({"add_rmsnorm", DType::F16, {{"convention", "B"}}}, 8192, 2049).entry ==
+        "ladder::add_rmsnorm_fwd<__half, 3, true, 1024, false, true>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"strided", "odd"}}}, 4096, 4096).entry.find(", true>") !=
+        std::string::npos);
+  // Rows on the grid keep the entries they were measured with; off_grid=0|1 pins either way.
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 16384, 2048).entry == "ladder::layernorm_fwd<__nv_bfloat16, 4>");
+  CHECK(entry_of({"layernorm", DType::BF16, {{"off_grid", "0"}}}, 16384, 2049).entry ==
+        "ladder::layernorm_fwd<__nv_bfloat16, 3>");
+  CHECK(entry_of({"layernorm", DType::BF16, {{"off_grid", "1"}}}, 16384, 2048).entry ==
+        "ladder::layernorm_fwd<__nv_bfloat16, 4, 1024, true>");
+  CHECK(entry_of({"rmsnorm", DType::F32, {{"off_grid", "0"}, {"schedule", "regs"}}}, 16384, 2049)
+            .entry.find(", true>") == std::string::npos);
+  CHECK_THROWS_AS(ladder::kernels::plan({"layernorm", DType::BF16, {{"off_grid", "yes"}}},
+                                        {{"rows", 8}, {"d", 2049}}, {{"eps", 1e-5}}),
+                  std::invalid_argument);
+}
+
 TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, where it measured faster",
           "[kernels]") {
   ladder::register_builtin_oracles();
@@ -134,7 +160,7 @@ TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, wher
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "regs"}}}, 4096, 16384).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>");
   // schedule=wide anywhere: small rows share a block within the bound; wide rows stream.
   const auto tiny = entry_of({"layernorm", DType::BF16, {{"schedule", "wide"}}}, 7, 3);
-  CHECK(tiny.entry == "ladder::layernorm_fwd<__nv_bfloat16, 8, 256>");
+  CHECK(tiny.entry == "ladder::layernorm_fwd<__nv_bfloat16, 8, 256, true>");  // d = 3: off the grid
   CHECK(tiny.block[0] == 1);
   CHECK(tiny.block[0] * tiny.block[1] <= 256);
   CHECK(std::int64_t{tiny.grid[0]} * tiny.block[1] >= 7);

@@ -23,35 +23,38 @@ bool packed(const KernelLaunch& L) { return L.entry.find("_packed<") != std::str
 
 TEST_CASE("packed schedule: auto takes it only where it measured faster", "[kernels]") {
   ladder::register_builtin_oracles();
-  // 16-bit rmsnorm and add_rmsnorm rows off the 16-byte grid, and fp32 layernorm ones (with the
-  // weight alone: SHIFTED_WEIGHT false).
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 2049).entry ==
+  // 16-bit add_rmsnorm rows off the 16-byte grid up to d = 1024, and fp32 layernorm ones up to
+  // 4096 (with the weight alone: SHIFTED_WEIGHT false).
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 769).entry ==
         "ladder::add_rmsnorm_fwd_packed<__nv_bfloat16, false>");
   CHECK(entry_of({"add_rmsnorm", DType::F16, {{"convention", "B"}}}, 16384, 769).entry ==
         "ladder::add_rmsnorm_fwd_packed<__half, true>");
-  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 2049).entry ==
-        "ladder::rmsnorm_fwd_packed<__nv_bfloat16>");
   CHECK(entry_of({"layernorm", DType::F32, {}}, 16384, 2049).entry ==
         "ladder::layernorm_fwd_packed<float, false>");
-  // Not where it tied or lost: 16-bit layernorm, fp32 rmsnorm and add_rmsnorm (staged), d above
-  // 4096 (5125 tied), rows on the grid.
+  // Not where it tied or lost: add_rmsnorm rows wider than 1024 (2049: the OFF_GRID register
+  // kernel), rmsnorm, 16-bit layernorm, fp32 rmsnorm and add_rmsnorm (staged), rows on the grid.
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 2049).entry ==
+        "ladder::add_rmsnorm_fwd<__nv_bfloat16, 3, false, 1024, false, true>");
+  CHECK(!packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 16384, 1025)));
+  CHECK(packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 16384, 1023)));
+  CHECK(!packed(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 2049)));
+  CHECK(!packed(entry_of({"rmsnorm", DType::F16, {}}, 16384, 769)));
   CHECK(!packed(entry_of({"layernorm", DType::BF16, {}}, 16384, 2049)));
   CHECK(!packed(entry_of({"rmsnorm", DType::F32, {}}, 16384, 2049)));
   CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 16384, 2049).entry.find("_staged<") != std::string::npos);
-  CHECK(!packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 5125)));
+  CHECK(!packed(entry_of({"layernorm", DType::F32, {}}, 4096, 5125)));
+  CHECK(packed(entry_of({"layernorm", DType::F32, {}}, 4096, 4095)));
   CHECK(!packed(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4096)));
-  // Rows: from 4096 (add_rmsnorm, layernorm), from 8192 (rmsnorm lost at 4096).
-  CHECK(!packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 4095, 2049)));
-  CHECK(packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 2049)));
+  // Rows: from 4096.
+  CHECK(!packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 4095, 769)));
+  CHECK(packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 769)));
   CHECK(packed(entry_of({"layernorm", DType::F32, {}}, 4096, 769)));
-  CHECK(!packed(entry_of({"rmsnorm", DType::BF16, {}}, 4096, 2049)));
-  CHECK(!packed(entry_of({"rmsnorm", DType::BF16, {}}, 8191, 2049)));
-  CHECK(packed(entry_of({"rmsnorm", DType::F16, {}}, 8192, 2049)));
+  CHECK(!packed(entry_of({"layernorm", DType::F32, {}}, 4095, 769)));
   // Strided rows are not one run of memory; schedule=regs and items= keep the register kernel.
-  const Case c{{"rows", 16384}, {"d", 2049}};
-  CHECK(!packed(plan_checked({"rmsnorm", DType::BF16, {{"strided", "1"}}}, c).front()));
-  CHECK(!packed(plan_checked({"rmsnorm", DType::BF16, {{"schedule", "regs"}}}, c).front()));
-  CHECK(!packed(plan_checked({"rmsnorm", DType::BF16, {{"items", "3"}}}, c).front()));
+  const Case c{{"rows", 16384}, {"d", 769}};
+  CHECK(!packed(plan_checked({"add_rmsnorm", DType::BF16, {{"strided", "1"}}}, c).front()));
+  CHECK(!packed(plan_checked({"add_rmsnorm", DType::BF16, {{"schedule", "regs"}}}, c).front()));
+  CHECK(!packed(plan_checked({"add_rmsnorm", DType::BF16, {{"items", "2"}}}, c).front()));
 }
 
 TEST_CASE("packed schedule: spans on the 16-byte grid, whole-warp blocks, memory that fits",
@@ -85,7 +88,9 @@ TEST_CASE("packed schedule: spans on the 16-byte grid, whole-warp blocks, memory
   // The grid is about the resident blocks: 512-thread blocks of 104 KiB, two an SM by registers
   // (64 a thread) and by shared memory; 1024-thread blocks one an SM by registers, where the
   // threads alone would allow two.
-  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 2049).grid[0] == 2u * 132);
+  CHECK(plan_checked({"rmsnorm", DType::BF16, {{"schedule", "packed"}}}, {{"rows", 16384}, {"d", 2049}})
+            .front()
+            .grid[0] == 2u * 132);
   const auto wide_block = plan_checked({"rmsnorm", DType::BF16, {{"schedule", "packed"}, {"packed_threads", "1024"}}},
                                        {{"rows", 100000}, {"d", 769}}).front();
   CHECK(wide_block.block[0] == 1024);

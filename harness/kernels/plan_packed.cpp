@@ -37,26 +37,26 @@ std::int64_t packed_shared_bytes(std::size_t elem_size, std::int64_t d, std::int
 }
 
 // Where auto takes the packed kernels: packed rows off the 16-byte grid, measured on the H200
-// at 769 and 2049 with 8192 and 16384 rows (calls 69-70, reports/h200/bench-packed.txt, cold,
-// two repeats each), against the register kernels:
-// - add_rmsnorm 16-bit: bf16 16384x2049 0.68-0.69 of the copy ceiling against 0.60, 8192x2049
-//   0.58-0.59 against 0.53-0.54, 16384x769 0.58 against 0.42 (f16 alike);
-// - rmsnorm 16-bit: bf16 16384x2049 0.55-0.56 against 0.53, 16384x769 0.44 against 0.40, f16
-//   16384x2049 0.57 against 0.50; bf16 8192x2049 a tie (0.46);
-// - layernorm fp32, with the weight alone (weight_copies=one): 16384x2049 0.49 against 0.40,
-//   8192x2049 0.44 against 0.38, 16384x769 0.40-0.41 against 0.32.
-// Rows: with 4096 of them (call 71, reports/h200/bench-packed-rule.txt) add_rmsnorm bf16 still
-// gained (4096x2049 0.47 against 0.45, 4096x769 0.39 against 0.32) and layernorm fp32 too
-// (4096x2049 0.37 against 0.35), but rmsnorm bf16 lost (4096x2049 22.6 against 20.0 us, 4096x769
-// 12.2 against 11.2): rmsnorm takes it from 8192 rows, where bf16 tied and f16 gained.
-// Not taken: at d = 5125 every op tied or lost (layernorm fp32 with one weight copy 0.41
-// against 0.49); 16-bit layernorm lost at 2049 (0.36 against 0.36-0.37 with one copy, 0.30
-// with shifted copies: 66 KiB of gamma and beta copies leave one block an SM); fp32 rmsnorm and
-// add_rmsnorm lost to the staged kernels (16384x2049: 0.69 against 0.73, 0.76-0.79 against 0.81).
-std::int64_t auto_min_rows(const std::string& op) { return op == "rmsnorm" ? 8192 : 4096; }
-constexpr std::int64_t kAutoMaxHidden = 4096;
+// against the register kernels (cold, two repeats each).
+// - add_rmsnorm 16-bit, d <= 1024: 16384x769 0.59 of the copy ceiling against 0.46 (f16, call 85,
+//   reports/h200/bench-off-grid-packed.txt), 4096x769 0.38 against 0.33 (bf16). At d = 2049 the
+//   register kernels with OFF_GRID (call 81) won at 4096 and 8192 rows (8192x2049 0.61 against
+//   0.59, bf16 and f16) and tied at 16384 (f16 0.69-0.70 both; bf16 0.68 against 0.69, call 81),
+//   so rows wider than 1024 stay in registers.
+// - layernorm fp32, with the weight alone (weight_copies=one): 16384x2049 0.49 against 0.44,
+//   8192x2049 0.44 against 0.42, 16384x769 0.40 against 0.29 (call 85).
+// - Rows: from 4096 (call 71, reports/h200/bench-packed-rule.txt: add_rmsnorm bf16 4096x769
+//   0.39 against 0.32, layernorm fp32 4096x2049 0.37 against 0.35).
+// Not taken: rmsnorm (the register kernels with OFF_GRID won or tied everywhere, call 85:
+// 8192x2049 0.51 against 0.46 in bf16 and 0.50-0.51 against 0.47 in f16, f16 16384x769 0.47
+// against 0.44, f16 16384x2049 0.57 both); d = 5125 (every op tied or lost, calls 69-70);
+// 16-bit layernorm (2049: 0.36 against 0.36-0.37 with one copy, 0.30 with shifted copies: 66 KiB
+// of gamma and beta copies leave one block an SM); fp32 rmsnorm and add_rmsnorm lost to the
+// staged kernels (16384x2049: 0.69 against 0.73, 0.76-0.79 against 0.81).
+constexpr std::int64_t kAutoMinRows = 4096;
+std::int64_t auto_max_hidden(const std::string& op) { return op == "add_rmsnorm" ? 1024 : 4096; }
 bool packed_measured_faster(const std::string& op, std::size_t elem_size) {
-  if (op == "add_rmsnorm" || op == "rmsnorm") return elem_size == 2;
+  if (op == "add_rmsnorm") return elem_size == 2;
   return op == "layernorm" && elem_size == 4;
 }
 
@@ -76,7 +76,7 @@ PackedPlan read_packed(VariantReader& v, const std::string& op,
   const bool off_grid = s.d * static_cast<std::int64_t>(elem_size) % kChunkBytes != 0;
   bool wanted = schedule == "packed";
   if (schedule == "auto" && forced_items == 0 && rows_per_block == 0 && dense && off_grid &&
-      s.rows >= auto_min_rows(op) && s.d <= kAutoMaxHidden)
+      s.rows >= kAutoMinRows && s.d <= auto_max_hidden(op))
     wanted = packed_measured_faster(op, elem_size);
   if (!wanted) {
     if (threads_key != "auto" || span_key != "auto" || copies_key != "auto")
