@@ -66,32 +66,20 @@ __global__ void __launch_bounds__(MAX_THREADS)
     const void* ptrs[4] = {xr, rr, hr, yr};
     const norm::RowAccess access = norm::row_access<T>(ptrs, 4);
     const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
-    const norm::EdgeReads edge = OFF_GRID ? norm::edge_reads(row, rows, d, kVec) : norm::EdgeReads{};
+    const norm::InputReads<T, OFF_GRID> in_reads(row, rows, d);
+    const norm::WeightReads<T, OFF_GRID> w_reads(w, access);
     auto load_inputs = [&](int t, uint4 (&xs_)[ITEMS], uint4 (&rs_)[ITEMS]) {
-      if constexpr (OFF_GRID) {
-        norm::load_tile_edges_whole<T, ITEMS>(xr, t, access.vec, access.phase, cols, edge, xs_);
-        norm::load_tile_edges_whole<T, ITEMS>(rr, t, access.vec, access.phase, cols, edge, rs_);
-      } else {
-        norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, xs_);
-        norm::load_tile<T, ITEMS>(rr, t, access.vec, access.phase, cols, rs_);
-      }
+      in_reads.tile(xr, t, access, cols, xs_);
+      in_reads.tile(rr, t, access, cols, rs_);
     };
-    norm::SkewedAccess w_skew;
-    if constexpr (OFF_GRID) w_skew = norm::skewed_access<T>(w, access.phase);
 
     constexpr bool kEarlyWeight = ITEMS <= 2;  // registers: see rmsnorm.cuh
-    const bool w_vec = norm::weight_vec_ok(w, access);
+    const bool w_vec = w_reads.vec;
     uint4 xs[ITEMS], rs[ITEMS], ws[ITEMS];
     float sum[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
       load_inputs(t, xs, rs);
-      if (kEarlyWeight && tiles == 1 && w != nullptr) {
-        if constexpr (OFF_GRID) {
-          norm::load_tile_skewed<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_skew, access.phase, cols, ws);
-        } else {
-          norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_vec, access.phase, cols, ws);
-        }
-      }
+      if (kEarlyWeight && tiles == 1 && w != nullptr) w_reads.tile(w, access, cols, ws);
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         float sv[kVec];
@@ -132,12 +120,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
           if (tiles > 1) norm::store_chunk(hr, c0, cols, access.vec, sv, known_inside);
           if (w != nullptr) {
             float wv[kVec];
-            E::unpack(early || BATCH_WEIGHT ? ws[i]
-                      : OFF_GRID && !known_inside
-                          ? norm::load_chunk_skewed<T, norm::Load::ReadOnly>(w, c0, cols, w_skew)
-                          : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec,
-                                                                             known_inside),
-                      wv);
+            E::unpack(early || BATCH_WEIGHT ? ws[i] : w_reads.chunk(w, c0, cols, known_inside), wv);
             norm::scale_by_weight(sv, inv_rms, wv, w_offset);
           } else {
 #pragma unroll

@@ -38,28 +38,8 @@ __global__ void __launch_bounds__(MAX_THREADS)
     const void* ptrs[2] = {xr, yr};
     const norm::RowAccess access = norm::row_access<T>(ptrs, 2);
     const int tiles = norm::tiles_for<T, ITEMS, true>(d, access.phase);
-    const norm::EdgeReads edge = OFF_GRID ? norm::edge_reads(row, rows, d, kVec) : norm::EdgeReads{};
-    auto load_x = [&](int t, uint4 (&raw)[ITEMS]) {
-      if constexpr (OFF_GRID) {
-        norm::load_tile_edges_whole<T, ITEMS, norm::Load::EvictFirst>(xr, t, access.vec, access.phase, cols, edge, raw);
-      } else {
-        norm::load_tile<T, ITEMS, norm::Load::EvictFirst>(xr, t, access.vec, access.phase, cols, raw);
-      }
-    };
-    // The affine parameters' placement relative to the row's chunk grid (OFF_GRID only).
-    norm::SkewedAccess gamma_skew, beta_skew;
-    if constexpr (OFF_GRID) {
-      gamma_skew = norm::skewed_access<T>(gamma, access.phase);
-      beta_skew = norm::skewed_access<T>(beta, access.phase);
-    }
-    auto load_affine_tile = [&](const T* p, bool p_vec, const norm::SkewedAccess& skew,
-                                uint4 (&raw)[ITEMS]) {
-      if constexpr (OFF_GRID) {
-        norm::load_tile_skewed<T, ITEMS, norm::Load::ReadOnly>(p, 0, skew, access.phase, cols, raw);
-      } else {
-        norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(p, 0, p_vec, access.phase, cols, raw);
-      }
-    };
+    const norm::InputReads<T, OFF_GRID, norm::Load::EvictFirst> x_reads(row, rows, d);
+    const norm::WeightReads<T, OFF_GRID> gamma_reads(gamma, access), beta_reads(beta, access);
 
     // Packed row (4 registers per chunk); gamma and beta come early where registers allow.
     constexpr bool kEarlyAffine = ITEMS <= 2;
@@ -71,10 +51,10 @@ __global__ void __launch_bounds__(MAX_THREADS)
     uint4 xs[ITEMS], gs[ITEMS], bs[ITEMS];
     float acc[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
-      load_x(t, xs);
+      x_reads.tile(xr, t, access, cols, xs);
       if (kEarlyAffine && tiles == 1) {
-        if (gamma != nullptr) load_affine_tile(gamma, gamma_vec, gamma_skew, gs);
-        if (beta != nullptr) load_affine_tile(beta, beta_vec, beta_skew, bs);
+        if (gamma != nullptr) gamma_reads.tile(gamma, access, cols, gs);
+        if (beta != nullptr) beta_reads.tile(beta, access, cols, bs);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -90,7 +70,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
 
     acc[0] = 0.f;
     for (int t = 0; t < tiles; ++t) {
-      if (tiles > 1) load_x(t, xs);
+      if (tiles > 1) x_reads.tile(xr, t, access, cols, xs);
       // Columns outside the row hold 0, which is not the mean: edge chunks leave them out
       // explicitly. A thread with no edge chunk skips every column test (one branch a tile).
       // The other threads test each chunk, and only edge chunks each column: in a row much
@@ -128,7 +108,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
     // other copy keeps them apart: fused there, the 16-bit ITEMS 2 builds spill.
     const bool affine_vec = (gamma == nullptr || gamma_vec) && (beta == nullptr || beta_vec);
     for (int t = 0; t < tiles; ++t) {
-      if (tiles > 1) load_x(t, xs);
+      if (tiles > 1) x_reads.tile(xr, t, access, cols, xs);
       const bool early = kEarlyAffine && tiles == 1;
       const bool inside =
           affine_vec && norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
@@ -136,19 +116,16 @@ __global__ void __launch_bounds__(MAX_THREADS)
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
           const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
-          auto affine_chunk = [&](const T* p, bool p_vec, const norm::SkewedAccess& skew,
+          auto affine_chunk = [&](const T* p, const norm::WeightReads<T, OFF_GRID>& reads,
                                   const uint4& held) -> uint4 {
-            if (early) return held;
-            if (OFF_GRID && !known_inside)
-              return norm::load_chunk_skewed<T, norm::Load::ReadOnly>(p, c0, cols, skew);
-            return norm::load_chunk_packed<T, norm::Load::ReadOnly>(p, c0, cols, p_vec, known_inside);
+            return early ? held : reads.chunk(p, c0, cols, known_inside);
           };
           float v[kVec];
           E::unpack(xs[i], v);
           if (known_inside && gamma != nullptr && beta != nullptr) {
             float g[kVec], b[kVec];
-            E::unpack(affine_chunk(gamma, gamma_vec, gamma_skew, gs[i]), g);
-            E::unpack(affine_chunk(beta, beta_vec, beta_skew, bs[i]), b);
+            E::unpack(affine_chunk(gamma, gamma_reads, gs[i]), g);
+            E::unpack(affine_chunk(beta, beta_reads, bs[i]), b);
 #pragma unroll
             for (int e = 0; e < kVec; ++e) v[e] = fmaf((v[e] - mu) * inv_std, g[e], b[e]);
           } else {
@@ -156,13 +133,13 @@ __global__ void __launch_bounds__(MAX_THREADS)
             for (int e = 0; e < kVec; ++e) v[e] = (v[e] - mu) * inv_std;
             if (gamma != nullptr) {
               float g[kVec];
-              E::unpack(affine_chunk(gamma, gamma_vec, gamma_skew, gs[i]), g);
+              E::unpack(affine_chunk(gamma, gamma_reads, gs[i]), g);
 #pragma unroll
               for (int e = 0; e < kVec; ++e) v[e] *= g[e];
             }
             if (beta != nullptr) {
               float b[kVec];
-              E::unpack(affine_chunk(beta, beta_vec, beta_skew, bs[i]), b);
+              E::unpack(affine_chunk(beta, beta_reads, bs[i]), b);
 #pragma unroll
               for (int e = 0; e < kVec; ++e) v[e] += b[e];
             }

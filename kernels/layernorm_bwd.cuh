@@ -30,7 +30,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
                                                    int dx_stride, float eps) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
-  // Shifted 16-bit rows read their edge chunks whole (backward_common.cuh); fp32 rows gather them:
+  // Shifted 16-bit rows read their edge chunks whole (norm_common.cuh); fp32 rows gather them:
   // with the whole reads their four-chunk tiles spill (ptxas: 12 -> 112 bytes).
   constexpr bool kEdgesWhole = SHIFTED && sizeof(T) == 2;
   // One buffer per reduction: consecutive uses of either are separated by the other's barrier.
@@ -47,7 +47,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   // returns the columns it may touch (0 for an inactive group past the last row: it points at
   // row 0, only joins the reductions).
   // kEdgesWhole: `edge` says which of the row's edge chunks may be read whole
-  // (backward_common.cuh).
+  // (norm_common.cuh).
   auto row_at = [&](long long base, const T*& xr, const T*& dyr, T*& dxr, norm::RowAccess& a,
                     norm::EdgeReads& edge) -> int {
     const long long row = base + threadIdx.y;

@@ -537,6 +537,26 @@ __device__ __forceinline__ void load_tile_edges_whole(const T* row, int tile, bo
   }
 }
 
+// How a forward register kernel reads a row's input tiles: load_tile, or with OFF_GRID (rows off
+// the 16-byte grid, kernels/README.md) load_tile_edges_whole, which reads the row's two edge
+// chunks whole where that stays inside the tensor (its sums must then drop_outside).
+template <typename T, bool OFF_GRID, Load KIND = Load::Plain>
+struct InputReads {
+  EdgeReads edge;
+  __device__ __forceinline__ InputReads(long long row, long long rows, int d) {
+    if constexpr (OFF_GRID) edge = edge_reads(row, rows, d, Elem<T>::kVec);
+  }
+  template <int ITEMS>
+  __device__ __forceinline__ void tile(const T* row, int t, const RowAccess& a, int cols,
+                                       uint4 (&raw)[ITEMS]) const {
+    if constexpr (OFF_GRID) {
+      load_tile_edges_whole<T, ITEMS, KIND>(row, t, a.vec, a.phase, cols, edge, raw);
+    } else {
+      load_tile<T, ITEMS, KIND>(row, t, a.vec, a.phase, cols, raw);
+    }
+  }
+};
+
 // Zeroes v (and g) at the columns of the chunk at c0 outside [0, cols): the other rows' elements
 // that load_tile_edges_whole read. A branch a chunk, taken by a row's two edge lanes only.
 template <int N>
@@ -644,6 +664,34 @@ __device__ __forceinline__ void load_tile_skewed(const T* row, int tile, const S
                  : gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
   }
 }
+
+// How a forward register kernel reads a weight (w, gamma, beta) on a row's chunk grid: 16-byte
+// loads where the weight sits on that grid (vec: weight_vec_ok), else gathered element by element,
+// or with OFF_GRID read skewed (two aligned loads and a funnel shift a chunk).
+template <typename T, bool OFF_GRID>
+struct WeightReads {
+  bool vec;
+  SkewedAccess skew;
+  __device__ __forceinline__ WeightReads(const void* w, const RowAccess& a) {
+    if constexpr (OFF_GRID) skew = skewed_access<T>(w, a.phase);
+    vec = weight_vec_ok(w, a);
+  }
+  // The whole of a one-tile row's weight, every load issued before any is used.
+  template <int ITEMS>
+  __device__ __forceinline__ void tile(const T* w, const RowAccess& a, int cols,
+                                       uint4 (&raw)[ITEMS]) const {
+    if constexpr (OFF_GRID) {
+      load_tile_skewed<T, ITEMS, Load::ReadOnly>(w, 0, skew, a.phase, cols, raw);
+    } else {
+      load_tile<T, ITEMS, Load::ReadOnly>(w, 0, vec, a.phase, cols, raw);
+    }
+  }
+  // The chunk at c0 (known_inside: as in store_chunk, which implies vec).
+  __device__ __forceinline__ uint4 chunk(const T* w, int c0, int cols, bool known_inside) const {
+    if (OFF_GRID && !known_inside) return load_chunk_skewed<T, Load::ReadOnly>(w, c0, cols, skew);
+    return load_chunk_packed<T, Load::ReadOnly>(w, c0, cols, vec, known_inside);
+  }
+};
 
 }  // namespace norm
 }  // namespace ladder

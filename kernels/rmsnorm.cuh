@@ -41,35 +41,21 @@ __global__ void __launch_bounds__(MAX_THREADS)
     const void* ptrs[2] = {xr, yr};
     const norm::RowAccess access = norm::row_access<T>(ptrs, 2);
     const int tiles = norm::tiles_for<T, ITEMS>(d, access.phase);
-    const norm::EdgeReads edge = OFF_GRID ? norm::edge_reads(row, rows, d, kVec) : norm::EdgeReads{};
-    auto load_x = [&](int t, uint4 (&raw)[ITEMS]) {
-      if constexpr (OFF_GRID) {
-        norm::load_tile_edges_whole<T, ITEMS>(xr, t, access.vec, access.phase, cols, edge, raw);
-      } else {
-        norm::load_tile<T, ITEMS>(xr, t, access.vec, access.phase, cols, raw);
-      }
-    };
-    norm::SkewedAccess w_skew;
-    if constexpr (OFF_GRID) w_skew = norm::skewed_access<T>(w, access.phase);
+    const norm::InputReads<T, OFF_GRID> x_reads(row, rows, d);
+    const norm::WeightReads<T, OFF_GRID> w_reads(w, access);
 
     // The row stays packed as stored between the passes (4 registers per chunk whatever T is).
     // With one tile and few chunks the weight is loaded up front too, so after the reduction
     // nothing waits on memory. Otherwise (registers: ptxas spills past these) each weight chunk
     // is read just before its use, from L1.
     constexpr bool kEarlyWeight = ITEMS <= 2;
-    const bool w_vec = norm::weight_vec_ok(w, access);
+    const bool w_vec = w_reads.vec;
     uint4 xs[ITEMS];
     uint4 ws[ITEMS];
     float sum[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
-      load_x(t, xs);
-      if (kEarlyWeight && tiles == 1 && w != nullptr) {
-        if constexpr (OFF_GRID) {
-          norm::load_tile_skewed<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_skew, access.phase, cols, ws);
-        } else {
-          norm::load_tile<T, ITEMS, norm::Load::ReadOnly>(w, 0, w_vec, access.phase, cols, ws);
-        }
-      }
+      x_reads.tile(xr, t, access, cols, xs);
+      if (kEarlyWeight && tiles == 1 && w != nullptr) w_reads.tile(w, access, cols, ws);
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         float f[kVec];
@@ -86,7 +72,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
     constexpr bool kInsideCopy = !kEarlyWeight && (ITEMS <= 4 || MAX_THREADS < 1024);
     for (int t = 0; t < tiles; ++t) {
       // One tile: the row is still in registers. Several: re-read it (mostly from L2).
-      if (tiles > 1) load_x(t, xs);
+      if (tiles > 1) x_reads.tile(xr, t, access, cols, xs);
       const bool early = kEarlyWeight && tiles == 1;
       const bool inside = (w == nullptr || w_vec) &&
                           norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
@@ -103,11 +89,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
           E::unpack(xs[i], v);
           if (w != nullptr) {
             float wv[kVec];
-            E::unpack(early || BATCH_WEIGHT ? ws[i]
-                      : OFF_GRID && !known_inside
-                          ? norm::load_chunk_skewed<T, norm::Load::ReadOnly>(w, c0, cols, w_skew)
-                          : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, cols, w_vec, known_inside),
-                      wv);
+            E::unpack(early || BATCH_WEIGHT ? ws[i] : w_reads.chunk(w, c0, cols, known_inside), wv);
             norm::scale_by_weight(v, inv_rms, wv, w_offset);
           } else {
 #pragma unroll
