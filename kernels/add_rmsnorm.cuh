@@ -69,8 +69,8 @@ __global__ void __launch_bounds__(MAX_THREADS)
     const norm::InputReads<T, OFF_GRID> in_reads(row, rows, d);
     const norm::WeightReads<T, OFF_GRID> w_reads(w, access);
     auto load_inputs = [&](int t, uint4 (&xs_)[ITEMS], uint4 (&rs_)[ITEMS]) {
-      in_reads.tile(xr, t, access, cols, xs_);
-      in_reads.tile(rr, t, access, cols, rs_);
+      in_reads.tile(xr, t, access.vec, access.phase, cols, xs_);
+      in_reads.tile(rr, t, access.vec, access.phase, cols, rs_);
     };
 
     constexpr bool kEarlyWeight = ITEMS <= 2;  // registers: see rmsnorm.cuh
@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
       for (int i = 0; i < ITEMS; ++i) {
         float sv[kVec];
         norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
-        if constexpr (OFF_GRID) norm::drop_outside(norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, sv);
+        in_reads.drop_other_rows(norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, sv);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) sum[0] = fmaf(sv[e], sv[e], sum[0]);
         // In registers (one tile), h goes out now so its stores overlap the reduction; they

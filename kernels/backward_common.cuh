@@ -96,15 +96,6 @@ __device__ __forceinline__ uint4 load_weight_chunk(const T* w, int tile, int ite
   return load_chunk_packed<T, Load::ReadOnly>(w, c0, d, a.vec);
 }
 
-// A backward kernel's row tile (x, dy, and the fused op's r and dh): load_tile with ZERO_FIRST,
-// as these kernels load a row ahead and an edge thread must not wait at that load
-// (norm_common.cuh).
-template <typename T, int ITEMS, Load KIND = Load::Plain>
-__device__ __forceinline__ void load_row_tile(const T* row, int tile, bool vec, int phase, int d,
-                                              uint4 (&raw)[ITEMS]) {
-  load_tile<T, ITEMS, KIND, true>(row, tile, vec, phase, d, raw);
-}
-
 // The first row of this thread's row group (row 0 for a group past the last row).
 __device__ __forceinline__ long long group_first_row(int rows) {
   const long long row = static_cast<long long>(blockIdx.x) * blockDim.y + threadIdx.y;

@@ -50,12 +50,14 @@ __global__ void __launch_bounds__(MAX_THREADS)
     // 0.398, f16 0.397 -> 0.406); the fp32 build lost without it (4096x5125 0.498 -> 0.486).
     constexpr bool kInsideCopy =
         !kEarlyAffine && (ITEMS <= 4 || MAX_THREADS < 1024) && !(OFF_GRID && sizeof(T) == 2);
+    // gamma_reads.vec and beta_reads.vec, computed again here: read from there, ptxas swaps the
+    // operands of two predicate ops in the OFF_GRID builds, whose machine code was measured as is.
     const bool gamma_vec = norm::weight_vec_ok(gamma, access);
     const bool beta_vec = norm::weight_vec_ok(beta, access);
     uint4 xs[ITEMS], gs[ITEMS], bs[ITEMS];
     float acc[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
-      x_reads.tile(xr, t, access, cols, xs);
+      x_reads.tile(xr, t, access.vec, access.phase, cols, xs);
       if (kEarlyAffine && tiles == 1) {
         if (gamma != nullptr) gamma_reads.tile(gamma, access, cols, gs);
         if (beta != nullptr) beta_reads.tile(beta, access, cols, bs);
@@ -64,7 +66,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
       for (int i = 0; i < ITEMS; ++i) {
         float v[kVec];
         E::unpack(xs[i], v);
-        if constexpr (OFF_GRID) norm::drop_outside(norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, v);
+        x_reads.drop_other_rows(norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, v);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) acc[0] += v[e];
       }
@@ -74,7 +76,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
 
     acc[0] = 0.f;
     for (int t = 0; t < tiles; ++t) {
-      if (tiles > 1) x_reads.tile(xr, t, access, cols, xs);
+      if (tiles > 1) x_reads.tile(xr, t, access.vec, access.phase, cols, xs);
       // Columns outside the row hold 0, which is not the mean: edge chunks leave them out
       // explicitly. A thread with no edge chunk skips every column test (one branch a tile).
       // The other threads test each chunk, and only edge chunks each column: in a row much
@@ -112,7 +114,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
     // other copy keeps them apart: fused there, the 16-bit ITEMS 2 builds spill.
     const bool affine_vec = (gamma == nullptr || gamma_vec) && (beta == nullptr || beta_vec);
     for (int t = 0; t < tiles; ++t) {
-      if (tiles > 1) x_reads.tile(xr, t, access, cols, xs);
+      if (tiles > 1) x_reads.tile(xr, t, access.vec, access.phase, cols, xs);
       const bool early = kEarlyAffine && tiles == 1;
       const bool inside =
           affine_vec && norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);

@@ -43,13 +43,18 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   const norm::SharedColumnSums<T, ITEMS, 2> column_sums;
   if (ONE && want_partials) column_sums.begin();
 
+  // One tile: every element of x and dy is loaded once, so it need not stay in L1 (Load::Stream).
+  // Measured (reports/h200/bench-l1.txt): 16-bit rows on the 16-byte grid gain (65536x1024
+  // 0.71 -> 0.73); fp32 rows lose up to 7% and shifted rows 1%, so they keep plain loads.
+  constexpr norm::Load kRowLoad =
+      ONE && sizeof(T) == 2 && !SHIFTED ? norm::Load::Stream : norm::Load::Plain;
+  // `reads`: how the row's tiles are read (kEdgesWhole: its edge chunks whole where they may be).
+  using RowReads = norm::InputReads<T, kEdgesWhole, kRowLoad, true>;
   // Row pointers of row group threadIdx.y at `base` and their access on the group's chunk grid;
   // returns the columns it may touch (0 for an inactive group past the last row: it points at
   // row 0, only joins the reductions).
-  // kEdgesWhole: `edge` says which of the row's edge chunks may be read whole
-  // (norm_common.cuh).
   auto row_at = [&](long long base, const T*& xr, const T*& dyr, T*& dxr, norm::RowAccess& a,
-                    norm::EdgeReads& edge) -> int {
+                    RowReads& reads) -> int {
     const long long row = base + threadIdx.y;
     const long long at = row < rows ? row : 0;
     xr = x + at * x_stride;
@@ -57,7 +62,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     dxr = dx + at * dx_stride;
     const void* ptrs[3] = {xr, dyr, dxr};
     a = norm::backward_access<T, SHIFTED>(ptrs, 3, phase);
-    if constexpr (kEdgesWhole) edge = norm::edge_reads(row, rows, d, kVec);
+    reads = RowReads(row, rows, d);
     return row < rows ? d : 0;
   };
   // The saved (mean, rstd) of row group threadIdx.y at `base`; zeros past the last row.
@@ -70,8 +75,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   const T *xr, *dyr;
   T* dxr;
   norm::RowAccess access;
-  norm::EdgeReads edge;
-  int cols = row_at(loop.first, xr, dyr, dxr, access, edge);
+  RowReads reads;
+  int cols = row_at(loop.first, xr, dyr, dxr, access, reads);
   float2 stats = stats_at(loop.first);
   const int tiles = ONE ? 1 : norm::tiles_for<T, ITEMS, true>(d, phase);
   // A thread owns the same gamma chunks in every row: one tile loads them once per block (where
@@ -96,38 +101,23 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   // overlap the previous row's two reductions and its stores. Rows never overlap in memory.
   // Past 16 values a thread (fp32 at ITEMS 4) ptxas spills.
   constexpr bool ahead = ONE && ITEMS * kVec <= 16;
-  // One tile: every element of x and dy is loaded once, so it need not stay in L1 (Load::Stream).
-  // Measured (reports/h200/bench-l1.txt): 16-bit rows on the 16-byte grid gain (65536x1024
-  // 0.71 -> 0.73); fp32 rows lose up to 7% and shifted rows 1%, so they keep plain loads.
-  constexpr norm::Load kRowLoad =
-      ONE && sizeof(T) == 2 && !SHIFTED ? norm::Load::Stream : norm::Load::Plain;
-  // A row tile of x or dy. kEdgesWhole: the row's edge chunks read whole where `e` allows; the
-  // sums below leave out what they hold of other rows (drop_outside).
-  auto load_row = [&](const T* row, int t, const norm::RowAccess& a, int c,
-                      const norm::EdgeReads& e, uint4 (&raw)[ITEMS]) {
-    if constexpr (kEdgesWhole) {
-      norm::load_tile_edges_whole<T, ITEMS>(row, t, a.vec, phase, c, e, raw);
-    } else {
-      norm::load_row_tile<T, ITEMS, kRowLoad>(row, t, a.vec, phase, c, raw);
-    }
-  };
   // x and dy packed as stored: a 16-bit row takes half the registers of fp32.
   uint4 xs[ITEMS], dys[ITEMS], next_x[ITEMS], next_dy[ITEMS];
   if (ahead) {
-    load_row(xr, 0, access, cols, edge, xs);
-    load_row(dyr, 0, access, cols, edge, dys);
+    reads.tile(xr, 0, access.vec, phase, cols, xs);
+    reads.tile(dyr, 0, access.vec, phase, cols, dys);
   }
   for (long long base = loop.first; base < rows; base += loop.step) {
     const T *nxr = nullptr, *ndyr = nullptr;
     T* ndxr = nullptr;
     norm::RowAccess naccess;
-    norm::EdgeReads nedge;
+    RowReads nreads;
     int ncols = 0;
     float2 next_stats = make_float2(0.f, 0.f);
     if (ahead) {  // past the last row: zeros, no loads
-      ncols = row_at(base + loop.step, nxr, ndyr, ndxr, naccess, nedge);
-      load_row(nxr, 0, naccess, ncols, nedge, next_x);
-      load_row(ndyr, 0, naccess, ncols, nedge, next_dy);
+      ncols = row_at(base + loop.step, nxr, ndyr, ndxr, naccess, nreads);
+      nreads.tile(nxr, 0, naccess.vec, phase, ncols, next_x);
+      nreads.tile(ndyr, 0, naccess.vec, phase, ncols, next_dy);
       next_stats = stats_at(base + loop.step);
     }
     float mu = stats.x;
@@ -135,14 +125,14 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       float total[1] = {0.f};
       for (int t = 0; t < tiles; ++t) {
         if (!ahead) {  // dy too: all of a tile's loads at once
-          load_row(xr, t, access, cols, edge, xs);
-          if (ONE) load_row(dyr, t, access, cols, edge, dys);
+          reads.tile(xr, t, access.vec, phase, cols, xs);
+          if (ONE) reads.tile(dyr, t, access.vec, phase, cols, dys);
         }
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
           float xv[kVec];
           E::unpack(xs[i], xv);
-          if constexpr (kEdgesWhole) norm::drop_outside(norm::chunk_column<T, ITEMS>(t, i, phase), cols, xv);
+          reads.drop_other_rows(norm::chunk_column<T, ITEMS>(t, i, phase), cols, xv);
 #pragma unroll
           for (int e = 0; e < kVec; ++e) total[0] += xv[e];
         }
@@ -158,8 +148,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     for (int k = 0; k < kSums; ++k) rest[k] = 0.f;
     for (int t = 0; t < tiles; ++t) {
       if (!ONE || (!ahead && SAVED)) {  // not loaded yet
-        load_row(xr, t, access, cols, edge, xs);
-        load_row(dyr, t, access, cols, edge, dys);
+        reads.tile(xr, t, access.vec, phase, cols, xs);
+        reads.tile(dyr, t, access.vec, phase, cols, dys);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -167,7 +157,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
         float xv[kVec], g[kVec];
         E::unpack(xs[i], xv);
         grad(t, i, dys[i], g);
-        if constexpr (kEdgesWhole) norm::drop_outside(c0, cols, xv, g);
+        reads.drop_other_rows(c0, cols, xv, g);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
           // Columns outside the row hold x = 0 and g = 0: they add nothing to the two sums of g,
@@ -201,8 +191,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
     const bool first_row = base == loop.first;
     for (int t = 0; t < tiles; ++t) {
       if (!ONE) {
-        load_row(xr, t, access, cols, edge, xs);
-        load_row(dyr, t, access, cols, edge, dys);
+        reads.tile(xr, t, access.vec, phase, cols, xs);
+        reads.tile(dyr, t, access.vec, phase, cols, dys);
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
@@ -237,7 +227,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       dyr = ndyr;
       dxr = ndxr;
       access = naccess;
-      edge = nedge;
+      reads = nreads;
       cols = ncols;
       stats = next_stats;
 #pragma unroll
@@ -246,7 +236,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
         dys[i] = next_dy[i];
       }
     } else {
-      cols = row_at(base + loop.step, xr, dyr, dxr, access, edge);
+      cols = row_at(base + loop.step, xr, dyr, dxr, access, reads);
       stats = stats_at(base + loop.step);
     }
   }

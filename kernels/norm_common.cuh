@@ -537,26 +537,6 @@ __device__ __forceinline__ void load_tile_edges_whole(const T* row, int tile, bo
   }
 }
 
-// How a forward register kernel reads a row's input tiles: load_tile, or with OFF_GRID (rows off
-// the 16-byte grid, kernels/README.md) load_tile_edges_whole, which reads the row's two edge
-// chunks whole where that stays inside the tensor (its sums must then drop_outside).
-template <typename T, bool OFF_GRID, Load KIND = Load::Plain>
-struct InputReads {
-  EdgeReads edge;
-  __device__ __forceinline__ InputReads(long long row, long long rows, int d) {
-    if constexpr (OFF_GRID) edge = edge_reads(row, rows, d, Elem<T>::kVec);
-  }
-  template <int ITEMS>
-  __device__ __forceinline__ void tile(const T* row, int t, const RowAccess& a, int cols,
-                                       uint4 (&raw)[ITEMS]) const {
-    if constexpr (OFF_GRID) {
-      load_tile_edges_whole<T, ITEMS, KIND>(row, t, a.vec, a.phase, cols, edge, raw);
-    } else {
-      load_tile<T, ITEMS, KIND>(row, t, a.vec, a.phase, cols, raw);
-    }
-  }
-};
-
 // Zeroes v (and g) at the columns of the chunk at c0 outside [0, cols): the other rows' elements
 // that load_tile_edges_whole read. A branch a chunk, taken by a row's two edge lanes only.
 template <int N>
@@ -576,6 +556,38 @@ __device__ __forceinline__ void drop_outside(int c0, int cols, float (&v)[N], fl
     g[e] = in_row ? g[e] : 0.f;
   }
 }
+
+// How a kernel reads a row's input tiles. EDGES_WHOLE (the forward kernels' OFF_GRID, the
+// backward kernels' SHIFTED): load_tile_edges_whole, which reads the row's two edge chunks whole
+// where that stays inside the tensor; drop_other_rows then zeroes what they hold of other rows.
+// Otherwise load_tile, with ZERO_FIRST for the backward kernels (see load_tile).
+template <typename T, bool EDGES_WHOLE, Load KIND = Load::Plain, bool ZERO_FIRST = false>
+struct InputReads {
+  EdgeReads edge;
+  InputReads() = default;
+  __device__ __forceinline__ InputReads(long long row, long long rows, int d) {
+    if constexpr (EDGES_WHOLE) edge = edge_reads(row, rows, d, Elem<T>::kVec);
+  }
+  template <int ITEMS>
+  __device__ __forceinline__ void tile(const T* row, int t, bool vec, int phase, int cols,
+                                       uint4 (&raw)[ITEMS]) const {
+    if constexpr (EDGES_WHOLE) {
+      load_tile_edges_whole<T, ITEMS, KIND>(row, t, vec, phase, cols, edge, raw);
+    } else {
+      load_tile<T, ITEMS, KIND, ZERO_FIRST>(row, t, vec, phase, cols, raw);
+    }
+  }
+  // The elements of the chunk at c0 that came from other rows, zeroed (v, and g alongside).
+  template <int N>
+  __device__ __forceinline__ void drop_other_rows(int c0, int cols, float (&v)[N]) const {
+    if constexpr (EDGES_WHOLE) drop_outside(c0, cols, v);
+  }
+  template <int N>
+  __device__ __forceinline__ void drop_other_rows(int c0, int cols, float (&v)[N],
+                                                  float (&g)[N]) const {
+    if constexpr (EDGES_WHOLE) drop_outside(c0, cols, v, g);
+  }
+};
 
 // Skewed reads, for a weight read on a shifted chunk grid (the SHIFTED backward kernels): the
 // weight then sits `skew` elements past a 16-byte boundary at every chunk, and each chunk is read

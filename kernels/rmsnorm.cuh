@@ -54,13 +54,13 @@ __global__ void __launch_bounds__(MAX_THREADS)
     uint4 ws[ITEMS];
     float sum[1] = {0.f};
     for (int t = 0; t < tiles; ++t) {
-      x_reads.tile(xr, t, access, cols, xs);
+      x_reads.tile(xr, t, access.vec, access.phase, cols, xs);
       if (kEarlyWeight && tiles == 1 && w != nullptr) w_reads.tile(w, access, cols, ws);
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         float f[kVec];
         E::unpack(xs[i], f);
-        if constexpr (OFF_GRID) norm::drop_outside(norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, f);
+        x_reads.drop_other_rows(norm::chunk_column<T, ITEMS>(t, i, access.phase), cols, f);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) sum[0] = fmaf(f[e], f[e], sum[0]);
       }
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
         !kEarlyWeight && (ITEMS <= 4 || MAX_THREADS < 1024) && !(OFF_GRID && sizeof(T) == 2);
     for (int t = 0; t < tiles; ++t) {
       // One tile: the row is still in registers. Several: re-read it (mostly from L2).
-      if (tiles > 1) x_reads.tile(xr, t, access, cols, xs);
+      if (tiles > 1) x_reads.tile(xr, t, access.vec, access.phase, cols, xs);
       const bool early = kEarlyWeight && tiles == 1;
       const bool inside = (w == nullptr || w_vec) &&
                           norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);

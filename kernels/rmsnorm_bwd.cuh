@@ -13,7 +13,8 @@ namespace ladder {
 namespace norm {
 
 // Pointers of one row of the fused or plain backward. r, dh, dr may be null.
-template <typename T>
+// SHIFTED: the row's edge chunks are read whole where they may be (InputReads).
+template <typename T, bool SHIFTED>
 struct RmsBwdRow {
   const T* x;
   const T* r;
@@ -21,13 +22,12 @@ struct RmsBwdRow {
   const T* dh;
   T* dx;
   T* dr;
-  EdgeReads edge;  // SHIFTED: which of the row's edge chunks are read whole
+  InputReads<T, SHIFTED, Load::Plain, true> reads;
 };
 
 // What a thread keeps of one row tile: dy (and dh for the fused op) packed as stored, the input
 // s packed (plain: x as stored) or in fp32 (fused: x + r is not a T; fp32 s takes as many
 // registers as packed x and r would, and saves an add per use).
-// SHIFTED: the row's edge chunks are read whole where they may be (load_tile_edges_whole).
 template <typename T, int ITEMS, bool FUSED, bool SHIFTED>
 struct RmsBwdTile {
   static constexpr int kF = FUSED ? ITEMS : 1;  // arrays only the fused op uses
@@ -39,22 +39,13 @@ struct RmsBwdTile {
 
   // Every DRAM load of the tile is issued before any of them is used (see load_tile); widen()
   // is the first use, so a tile loaded a row ahead is widened only when its row comes up.
-  __device__ __forceinline__ void load(const RmsBwdRow<T>& p, int tile, const RowAccess& a,
-                                       int d, bool with_dh) {
-    load_one(p.x, tile, a, d, p.edge, x);
-    if constexpr (FUSED) load_one(p.r, tile, a, d, p.edge, r);
-    load_one(p.dy, tile, a, d, p.edge, dy);
+  __device__ __forceinline__ void load(const RmsBwdRow<T, SHIFTED>& p, int tile,
+                                       const RowAccess& a, int d, bool with_dh) {
+    p.reads.tile(p.x, tile, a.vec, a.phase, d, x);
+    if constexpr (FUSED) p.reads.tile(p.r, tile, a.vec, a.phase, d, r);
+    p.reads.tile(p.dy, tile, a.vec, a.phase, d, dy);
     if constexpr (FUSED) {
-      if (with_dh && p.dh != nullptr) load_one(p.dh, tile, a, d, p.edge, dh);
-    }
-  }
-  template <int N>
-  static __device__ __forceinline__ void load_one(const T* row, int tile, const RowAccess& a,
-                                                  int d, const EdgeReads& edge, uint4 (&raw)[N]) {
-    if constexpr (SHIFTED) {
-      load_tile_edges_whole<T, N>(row, tile, a.vec, a.phase, d, edge, raw);
-    } else {
-      load_row_tile<T, N>(row, tile, a.vec, a.phase, d, raw);
+      if (with_dh && p.dh != nullptr) p.reads.tile(p.dh, tile, a.vec, a.phase, d, dh);
     }
   }
   __device__ __forceinline__ void widen() {
@@ -114,7 +105,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
   // Row pointers of row group threadIdx.y at `base` and their access on the group's chunk grid;
   // returns the columns the group may touch (0 for an inactive group past the last row: it
   // points at row 0, only joins the reductions).
-  auto row_at = [&](long long base, RmsBwdRow<T>& p, RowAccess& a) -> int {
+  auto row_at = [&](long long base, RmsBwdRow<T, SHIFTED>& p, RowAccess& a) -> int {
     const long long row = base + threadIdx.y;
     const long long at = row < rows ? row : 0;
     p.x = x + at * x_stride;
@@ -126,11 +117,13 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
     // Null pointers (optional tensors) never veto the vector path.
     const void* ptrs[6] = {p.x, p.r, p.dy, p.dh, p.dx, p.dr};
     a = backward_access<T, SHIFTED>(ptrs, 6, phase);
-    if constexpr (SHIFTED) p.edge = edge_reads(row, rows, d, kVec);
+    // Only SHIFTED rows have edge reads to record; storing the empty ones of unshifted rows too
+    // reschedules the unshifted builds' machine code (the SASS they were measured with).
+    if constexpr (SHIFTED) p.reads = InputReads<T, SHIFTED, Load::Plain, true>(row, rows, d);
     return row < rows ? d : 0;
   };
   const RowLoop loop;
-  RmsBwdRow<T> p;
+  RmsBwdRow<T, SHIFTED> p;
   RowAccess access;
   int cols = row_at(loop.first, p, access);
   const int tiles = tiles_for<T, ITEMS, true>(d, phase);
@@ -171,7 +164,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
         weighted<T>(w != nullptr, w_offset, weight(t, i), dyv, g);
         // The edge chunks read whole hold other rows' elements: left out of the sums here, the
         // one place they could reach a result (past the row, dx is not stored and dw not kept).
-        if constexpr (SHIFTED) drop_outside(chunk_column<T, ITEMS>(t, i, phase), cols, sv, g);
+        p.reads.drop_other_rows(chunk_column<T, ITEMS>(t, i, phase), cols, sv, g);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
           sums[0] = fmaf(sv[e], sv[e], sums[0]);
@@ -179,7 +172,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
         }
       }
     }
-    RmsBwdRow<T> np;
+    RmsBwdRow<T, SHIFTED> np;
     RowAccess naccess;
     int ncols = 0;
     if (kAhead) {  // past the last row: zeros, no loads
