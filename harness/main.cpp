@@ -32,6 +32,7 @@ int child_mode(int argc, char** argv) {
     else if (a == "--cache-dir") o.cache_dir = value();
     else if (a == "--compile-only") o.compile_only = true;
     else if (a == "--no-cache") o.no_cache = true;
+    else if (a == "--bare-allocations") o.bare_allocations = true;
     else throw std::invalid_argument("unknown child option " + a);
   }
   return ladder::isolate::child_main(o);

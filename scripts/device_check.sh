@@ -10,14 +10,18 @@ out="${OUT:-$root/out}"
 mkdir -p "$out"
 export LADDER_BUILD_DIR="$root/build-device" LADDER_CACHE_DIR="$root/.cache/ladder"
 step() { echo "== $*"; }
-# sanitize_verify TOOL FILE TIMEOUT_S VERIFY_ARGS...: compute-sanitizer TOOL (racecheck,
-# memcheck) over `ladder verify` of the quick bf16 grid (children followed), its summary into
-# $out/FILE.
+# sanitize TOOL FILE LADDER_ARGS...: compute-sanitizer TOOL (racecheck, memcheck) over one ladder
+# command (children followed), its summary into $out/FILE.
+sanitize() {
+  local tool=$1 file=$2; shift 2
+  timeout 170 compute-sanitizer --tool "$tool" --target-processes all --print-limit 5 "$bin" "$@" > /tmp/san.txt 2>&1
+  { echo "exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|rungs:|Hazard|Invalid|out of bounds" /tmp/san.txt | sort | uniq -c; } | tee "$out/$file"
+}
+# sanitize_verify TOOL FILE TIMEOUT_S VERIFY_ARGS...: the same over `ladder verify` of the quick
+# bf16 grid.
 sanitize_verify() {
   local tool=$1 file=$2 limit=$3; shift 3
-  timeout 170 compute-sanitizer --tool "$tool" --target-processes all --print-limit 5 "$bin" verify \
-    "$@" --dtype bf16 --quick --no-fixtures --jobs 8 --timeout "$limit" > /tmp/san.txt 2>&1
-  { echo "exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|rungs:|Hazard|Invalid|out of bounds" /tmp/san.txt | sort | uniq -c; } | tee "$out/$file"
+  sanitize "$tool" "$file" verify "$@" --dtype bf16 --quick --no-fixtures --jobs 8 --timeout "$limit"
 }
 if [ "${SKIP_BUILD:-0}" = 1 ]; then
   step "using the carried binary only (no build here)"
@@ -126,8 +130,12 @@ for s in "$@"; do
              sanitize_verify racecheck sanitizer-bwd.txt 140 layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd ;;
     worst)   step "the worst-error tables of the verify step's document (verify-worst.txt)"
              "$bin" verify --worst-from "$out/verify.json" | tee "$out/verify-worst.txt" ;;
-    memcheck) step "compute-sanitizer memcheck over the forward bf16 rungs: no read or write outside an allocation (memcheck-forward.txt)"
-             sanitize_verify memcheck memcheck-forward.txt 140 rmsnorm add_rmsnorm layernorm ;;
+    memcheck) step "memcheck shown red: a rung that reads one element past its input, bare allocations (memcheck-red.txt)"
+             sanitize memcheck memcheck-red.txt run --bare-allocations --ladder "$root/probes/memcheck_demo.json" --timeout 60
+             step "memcheck over the forward bf16 rungs, bare allocations: no read or write outside a tensor (memcheck-forward.txt)"
+             sanitize_verify memcheck memcheck-forward.txt 140 rmsnorm add_rmsnorm layernorm --bare-allocations
+             step "memcheck over the backward bf16 rungs, bare allocations (memcheck-backward.txt)"
+             sanitize_verify memcheck memcheck-backward.txt 140 rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --bare-allocations ;;
     sanitize) step "compute-sanitizer racecheck over the forward bf16 rungs, staged and wide included (sanitizer-wide.txt)"
              sanitize_verify racecheck sanitizer-wide.txt 120 rmsnorm add_rmsnorm layernorm ;;
   esac

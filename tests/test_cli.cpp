@@ -46,6 +46,25 @@ TEST_CASE("run --compile-only compiles every rung of both built-in ladders", "[c
   CHECK(doc.at("counts").at("UNRESOLVED") == 0);
 }
 
+TEST_CASE("the memcheck demo compiles, and --bare-allocations reaches the document and the table", "[cli]") {
+  const std::string json = temp_path("memcheck-demo.json");
+  const auto o = run_ladder("run --compile-only --bare-allocations --ladder " + source_path("probes/memcheck_demo.json") +
+                            " --json " + json);
+  INFO(o.output);
+  CHECK(o.exit_code == 0);
+  const auto doc = read_json(json);
+  CHECK(doc.at("options").at("bare_allocations") == true);
+  const auto* demo = rung(doc, "st_reads_past_end");
+  REQUIRE(demo != nullptr);
+  CHECK(demo->at("verdict") == "SKIPPED");
+  CHECK(demo->at("stage") == "image");
+  CHECK(o.output.find("bare allocations: no redzones") != std::string::npos);
+  // Without the flag the document says so too, and the table carries no such line.
+  const auto plain = run_ladder("run --compile-only --ladder " + source_path("probes/memcheck_demo.json") + " --json " + json);
+  CHECK(read_json(json).at("options").at("bare_allocations") == false);
+  CHECK(plain.output.find("bare allocations") == std::string::npos);
+}
+
 TEST_CASE("a warm compile cache reports hits", "[cli]") {
   const std::string cache = temp_path("cache");
   const std::string args = "run --compile-only --cache-dir " + cache + " p0_three_buffers --json ";

@@ -33,3 +33,33 @@ TEST_CASE("the RMSNorm lowering ladder passes, and p9 is caught racing", "[gpu]"
   REQUIRE(p11 != nullptr);
   CHECK(p11->at("cases_passed") == 768);
 }
+
+TEST_CASE("bare allocations: the kernels' buffers at their exact size still pass every check", "[gpu]") {
+  const std::string json = temp_path("gpu-bare.json");
+  const auto o = run_ladder("run --bare-allocations p0_three_buffers st_unwritten --ladder " + source_path("probes/ladder.json") +
+                            " --ladder " + source_path("probes/selftest.json") + " --json " + json);
+  INFO(o.output);
+  CHECK(o.exit_code == 0);
+  const auto doc = read_json(json);
+  CHECK(doc.at("options").at("bare_allocations") == true);
+  const auto* p0 = rung(doc, "p0_three_buffers");
+  REQUIRE(p0 != nullptr);
+  CHECK(p0->at("verdict") == "PASS");
+  // The sentinel check does not lean on redzones: an unwritten tail is still caught.
+  const auto* unwritten = rung(doc, "st_unwritten");
+  REQUIRE(unwritten != nullptr);
+  CHECK(unwritten->at("verdict") == "XFAIL");
+  CHECK(unwritten->at("reason") == "unwritten");
+}
+
+TEST_CASE("a read past the end passes every value check: the memcheck demo's premise", "[gpu]") {
+  // With redzones the stray read returns the redzone fill, weighed by zero: nothing the harness
+  // compares can tell. scripts/device_check.sh memcheck shows memcheck catching it.
+  const std::string json = temp_path("gpu-memcheck-demo.json");
+  const auto o = run_ladder("run --ladder " + source_path("probes/memcheck_demo.json") + " --json " + json);
+  INFO(o.output);
+  CHECK(o.exit_code == 0);
+  const auto* demo = rung(read_json(json), "st_reads_past_end");
+  REQUIRE(demo != nullptr);
+  CHECK(demo->at("verdict") == "PASS");
+}

@@ -44,6 +44,9 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--cache-dir", o.runner.cache_dir, "compile cache folder");
   cmd.add_flag("--no-cache", o.runner.no_cache, "compile everything afresh");
   cmd.add_flag("--compile-only", o.runner.compile_only, "stop after the image stage; touch no GPU");
+  cmd.add_flag("--bare-allocations", o.runner.bare_allocations,
+               "allocate each buffer at its exact size, without redzones, so that compute-sanitizer memcheck "
+               "sees reads and writes just past it (the redzone check is then off)");
   cmd.add_flag("--verbose,-v", o.verbose, "longer evidence and NVRTC logs");
   cmd.add_flag("--git-bisect", o.git_bisect, "exit 0 good, 1 bad, 125 skip (toolchain or device problem)");
 }
@@ -75,7 +78,8 @@ void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDo
   doc.commit = current_commit();
   doc.host = host_name();
   doc.options = {{"timeout_s", o.runner.timeout_s}, {"arch", o.runner.arch}, {"nvrtc", o.runner.nvrtc_path},
-                 {"jobs", o.runner.jobs}, {"compile_only", o.runner.compile_only}, {"no_cache", o.runner.no_cache}};
+                 {"jobs", o.runner.jobs}, {"compile_only", o.runner.compile_only}, {"no_cache", o.runner.no_cache},
+                 {"bare_allocations", o.runner.bare_allocations}};
   for (auto& p : printers) p->begin(doc);
   isolate::ToolchainFacts facts;
   const auto t0 = std::chrono::steady_clock::now();

@@ -12,12 +12,15 @@ std::size_t storage_bytes(const ConcreteBuffer& b) {
   return static_cast<std::size_t>(b.storage_elements()) * size_of(b.dtype);
 }
 
-DeviceBuffers::DeviceBuffers(const std::vector<ConcreteBuffer>& specs) {
+DeviceBuffers::DeviceBuffers(const std::vector<ConcreteBuffer>& specs, std::size_t redzone_bytes)
+    : redzone_bytes_(redzone_bytes) {
+  // Storage stays 256-byte aligned, as cuMemAlloc's own pointers are.
+  if (redzone_bytes % 256 != 0) throw std::invalid_argument("redzone bytes must be a multiple of 256");
   for (const auto& b : specs) {
     Slot s;
     s.spec = b;
     s.storage_bytes = storage_bytes(b);
-    if (b.alias_of.empty()) s.memory = toolchain::DeviceMemory::allocate(s.storage_bytes + 2 * kRedzoneBytes);
+    if (b.alias_of.empty()) s.memory = toolchain::DeviceMemory::allocate(s.storage_bytes + 2 * redzone_bytes_);
     slots_.emplace(b.name, std::move(s));
   }
   for (const auto& [name, s] : slots_) {
@@ -37,7 +40,7 @@ const DeviceBuffers::Slot& DeviceBuffers::slot(const std::string& name) const {
 CUdeviceptr DeviceBuffers::pointer(const std::string& name) const {
   const Slot& s = slot(name);
   if (!s.spec.alias_of.empty()) return pointer(s.spec.alias_of);
-  return s.memory.get() + kRedzoneBytes;
+  return s.memory.get() + redzone_bytes_;
 }
 
 const ConcreteBuffer& DeviceBuffers::spec(const std::string& name) const { return slot(name).spec; }
@@ -53,16 +56,17 @@ void DeviceBuffers::prepare(const std::map<std::string, std::vector<std::byte>>&
   for (const auto& [name, s] : slots_) {
     if (!s.spec.alias_of.empty()) continue;
     const CUdeviceptr base = s.memory.get();
-    check(api.MemsetD8(base, static_cast<unsigned char>(kRedzoneFill), s.memory.size()), "cuMemsetD8 (redzones)");
+    if (redzone_bytes_)
+      check(api.MemsetD8(base, static_cast<unsigned char>(kRedzoneFill), s.memory.size()), "cuMemsetD8 (redzones)");
     const bool uploaded = s.spec.role == BufferRole::Input || s.spec.role == BufferRole::InOut;
     if (uploaded) {
       auto it = host_inputs.find(name);
       if (it == host_inputs.end() || it->second.size() != s.storage_bytes)
         throw std::logic_error("no host data of the right size for buffer " + name);
       if (s.storage_bytes)
-        check(api.MemcpyHtoD(base + kRedzoneBytes, it->second.data(), s.storage_bytes), "cuMemcpyHtoD");
+        check(api.MemcpyHtoD(base + redzone_bytes_, it->second.data(), s.storage_bytes), "cuMemcpyHtoD");
     } else if (s.storage_bytes) {
-      check(api.MemsetD8(base + kRedzoneBytes, static_cast<unsigned char>(sentinel), s.storage_bytes),
+      check(api.MemsetD8(base + redzone_bytes_, static_cast<unsigned char>(sentinel), s.storage_bytes),
             "cuMemsetD8 (sentinel)");
     }
   }
@@ -74,11 +78,12 @@ std::map<std::string, Readback> DeviceBuffers::read_all() const {
   for (const auto& [name, s] : slots_) {
     if (!s.spec.alias_of.empty()) continue;
     std::vector<std::byte> all(s.memory.size());
-    check(api.MemcpyDtoH(all.data(), s.memory.get(), all.size()), "cuMemcpyDtoH");
+    if (!all.empty()) check(api.MemcpyDtoH(all.data(), s.memory.get(), all.size()), "cuMemcpyDtoH");
+    const auto zone = static_cast<long>(redzone_bytes_), storage = static_cast<long>(s.storage_bytes);
     Readback r;
-    r.front.assign(all.begin(), all.begin() + kRedzoneBytes);
-    r.storage.assign(all.begin() + kRedzoneBytes, all.begin() + kRedzoneBytes + static_cast<long>(s.storage_bytes));
-    r.back.assign(all.begin() + kRedzoneBytes + static_cast<long>(s.storage_bytes), all.end());
+    r.front.assign(all.begin(), all.begin() + zone);
+    r.storage.assign(all.begin() + zone, all.begin() + zone + storage);
+    r.back.assign(all.begin() + zone + storage, all.end());
     out.emplace(name, std::move(r));
   }
   return out;

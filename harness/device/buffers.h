@@ -1,6 +1,9 @@
 // Device buffers for one case: each allocation is [redzone | storage | redzone]. Outputs are
 // prefilled with a sentinel, redzones with a fill pattern; everything is read back whole so the
 // checks can see both what was written and what should not have been.
+// Bare allocations (redzone_bytes 0, `--bare-allocations`) hold the storage alone, so an
+// out-of-bounds checker such as compute-sanitizer memcheck sees each buffer's exact bounds: reads
+// just past a buffer, which no value check can see, land outside its allocation.
 #pragma once
 #include <cstddef>
 #include <map>
@@ -27,7 +30,7 @@ struct Readback {
 class DeviceBuffers {
  public:
   // Allocates every non-alias buffer. Throws DriverError (out of memory, ...).
-  explicit DeviceBuffers(const std::vector<ConcreteBuffer>& specs);
+  explicit DeviceBuffers(const std::vector<ConcreteBuffer>& specs, std::size_t redzone_bytes = kRedzoneBytes);
 
   // Fills redzones, prefills outputs and scratch with `sentinel`, uploads inputs and in-outs.
   void prepare(const std::map<std::string, std::vector<std::byte>>& host_inputs, std::byte sentinel);
@@ -37,6 +40,7 @@ class DeviceBuffers {
   CUdeviceptr pointer(const std::string& name) const;  // aliases resolve to their target
   const ConcreteBuffer& spec(const std::string& name) const;
   std::size_t bytes_allocated() const;
+  std::size_t redzone_bytes() const { return redzone_bytes_; }
 
  private:
   struct Slot {
@@ -46,6 +50,7 @@ class DeviceBuffers {
   };
   const Slot& slot(const std::string& name) const;
   std::map<std::string, Slot> slots_;
+  std::size_t redzone_bytes_;
 };
 
 std::size_t storage_bytes(const ConcreteBuffer& b);

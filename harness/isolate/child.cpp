@@ -124,7 +124,8 @@ int child_main(const ChildOptions& opts) {
     bool sticky = false;
     try {
       const auto plans = plan_case(rung, rung.cases[i], limits);
-      run_case(rung, plans, images, ctx ? &*ctx : nullptr, no_device, cr, sticky);
+      run_case(rung, plans, images, ctx ? &*ctx : nullptr, no_device, opts.bare_allocations ? 0 : kRedzoneBytes,
+               cr, sticky);
     } catch (const std::exception& e) {
       cr.unresolved = true;
       cr.evidence = e.what();

@@ -18,6 +18,7 @@ struct ChildOptions {
   std::string cache_dir;    // empty: the default cache
   bool compile_only = false;
   bool no_cache = false;
+  bool bare_allocations = false;  // buffers without redzones (device/buffers.h)
   std::size_t first_case = 0;
   int result_fd = 3;
 };

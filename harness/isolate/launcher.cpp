@@ -98,7 +98,8 @@ CUfunction ImageSet::function(const KernelLaunch& k) {
 }
 
 void run_case(const Rung& rung, const std::vector<KernelLaunch>& plans, ImageSet& images,
-              const toolchain::Context* ctx, const std::string& no_device, CaseResult& out, bool& sticky) {
+              const toolchain::Context* ctx, const std::string& no_device, std::size_t redzone_bytes,
+              CaseResult& out, bool& sticky) {
   sticky = false;
   if (plans.empty()) throw std::logic_error("a case with no launches");
   const KernelLaunch& first = plans.front();
@@ -143,7 +144,7 @@ void run_case(const Rung& rung, const std::vector<KernelLaunch>& plans, ImageSet
   t0 = Clock::now();
   const std::uint64_t case_seed = mix_seed(first.seed, shape_text(out.shape));
   const auto host_inputs = generate_inputs(first.buffers, [&](const ConcreteBuffer&) { return case_seed; });
-  DeviceBuffers buffers(first.buffers);
+  DeviceBuffers buffers(first.buffers, redzone_bytes);
   out.ms["buffers"] = ms_since(t0);
   out.stage = Stage::Buffers;
 

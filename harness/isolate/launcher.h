@@ -58,8 +58,10 @@ struct PackedParams {
 void pack_params(const KernelLaunch& k, const DeviceBuffers& buffers, PackedParams& out);  // throws std::invalid_argument
 
 // Runs one case through every stage, filling `out`. `ctx` null: GPU stages are skipped with
-// `no_device` as the reason. Sets `sticky` after an error that poisons the context.
+// `no_device` as the reason. Buffers get `redzone_bytes` on each side (0: bare allocations).
+// Sets `sticky` after an error that poisons the context.
 void run_case(const Rung& rung, const std::vector<KernelLaunch>& plans, ImageSet& images,
-              const toolchain::Context* ctx, const std::string& no_device, CaseResult& out, bool& sticky);
+              const toolchain::Context* ctx, const std::string& no_device, std::size_t redzone_bytes,
+              CaseResult& out, bool& sticky);
 
 }  // namespace ladder::isolate

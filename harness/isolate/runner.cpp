@@ -135,6 +135,7 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
     if (!opts.cache_dir.empty()) argv.insert(argv.end(), {"--cache-dir", opts.cache_dir});
     if (opts.compile_only) argv.push_back("--compile-only");
     if (opts.no_cache) argv.push_back("--no-cache");
+    if (opts.bare_allocations) argv.push_back("--bare-allocations");
     const ChildRun run = spawn_and_collect(argv, input, timeout);
     ++r.children;
 

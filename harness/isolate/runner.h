@@ -18,6 +18,7 @@ struct RunnerOptions {
   double timeout_s = 10;
   std::string arch, nvrtc_path, cache_dir;
   bool compile_only = false, no_cache = false;
+  bool bare_allocations = false;  // no redzones: for compute-sanitizer memcheck (buffers.h)
   int jobs = 1;
   std::string self;  // the binary to start in child mode; empty: this one
 };

@@ -19,6 +19,9 @@ class TerminalPrinter final : public Printer {
   TerminalPrinter(std::ostream& out, bool verbose) : out_(out), verbose_(verbose) {}
   void begin(const RunDocument& doc) override {
     out_ << fmt::format("ladder {} ({})\n", doc.ladder_name, doc.ladder_file);
+    if (doc.options.value("bare_allocations", false))
+      out_ << "bare allocations: no redzones, so writes past a buffer are left to an out-of-bounds checker "
+              "(compute-sanitizer memcheck)\n";
     out_ << fmt::format("{:<28} {:<44} {:<8} {:<18} {}\n", "rung", "adds", "stage", "verdict", "evidence");
     out_.flush();
   }
