@@ -15,7 +15,7 @@ step() { echo "== $*"; }
 sanitize() {
   local tool=$1 file=$2; shift 2
   timeout 170 compute-sanitizer --tool "$tool" --target-processes all --print-limit 5 "$bin" "$@" > /tmp/san.txt 2>&1
-  { echo "exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|rungs:|Hazard|Invalid|out of bounds" /tmp/san.txt | sort | uniq -c; } | tee "$out/$file"
+  { echo "exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|rungs:|Hazard|Invalid|out of bounds|Program hit" /tmp/san.txt | sort | uniq -c; } | tee "$out/$file"
 }
 # sanitize_verify TOOL FILE TIMEOUT_S VERIFY_ARGS...: the same over `ladder verify` of the quick
 # bf16 grid.

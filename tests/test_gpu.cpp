@@ -59,7 +59,8 @@ TEST_CASE("a read past the end passes every value check: the memcheck demo's pre
   const auto o = run_ladder("run --ladder " + source_path("probes/memcheck_demo.json") + " --json " + json);
   INFO(o.output);
   CHECK(o.exit_code == 0);
-  const auto* demo = rung(read_json(json), "st_reads_past_end");
+  const auto doc = read_json(json);
+  const auto* demo = rung(doc, "st_reads_past_end");
   REQUIRE(demo != nullptr);
   CHECK(demo->at("verdict") == "PASS");
 }
