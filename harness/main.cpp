@@ -88,6 +88,7 @@ int main(int argc, char** argv) {
   ladder::cli::add_fixtures(app, exit_code);
   ladder::cli::add_report(app, exit_code);
   ladder::cli::add_compare(app, exit_code);
+  ladder::cli::add_bisect(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -64,3 +64,14 @@ TEST_CASE("a read past the end passes every value check: the memcheck demo's pre
   REQUIRE(demo != nullptr);
   CHECK(demo->at("verdict") == "PASS");
 }
+
+TEST_CASE("bisect narrows the demo ladder's race to the one feature no passing rung has", "[gpu]") {
+  const std::string json = temp_path("gpu-bisect.json");
+  const auto o = run_ladder("bisect --ladder " + source_path("probes/bisect_demo.json") + " --json " + json);
+  INFO(o.output);
+  CHECK(o.exit_code == 1);
+  const auto b = read_json(json).at("extra").at("bisect");
+  CHECK(b.at("first_failing") == "p9_tree_no_barrier");
+  CHECK(b.at("suspects") == nlohmann::json::array({"missing_barrier"}));
+  CHECK(b.at("nearest_passing") == "p5_tree_reduction");
+}

@@ -11,5 +11,6 @@ void add_bench(CLI::App& app, int& exit_code);
 void add_fixtures(CLI::App& app, int& exit_code);
 void add_report(CLI::App& app, int& exit_code);
 void add_compare(CLI::App& app, int& exit_code);
+void add_bisect(CLI::App& app, int& exit_code);
 
 }  // namespace ladder::cli

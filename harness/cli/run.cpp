@@ -78,27 +78,10 @@ void add_run(CLI::App& app, int& exit_code) {
     auto files = st->ladder_files;
     if (files.empty()) files = {toolchain::probes_dir() + "/ladder.json", toolchain::probes_dir() + "/selftest.json"};
     RunDocument doc;
-    std::vector<Rung> all;
-    try {
-      for (const auto& file : files) {
-        Ladder lad = load_ladder(file);
-        for (auto& r : lad.rungs) {
-          if (std::any_of(all.begin(), all.end(), [&](const Rung& x) { return x.name == r.name; }))
-            throw ManifestError(file, "/rungs", fmt::format("rung names unique across ladders; '{}' repeats", r.name));
-          all.push_back(std::move(r));
-        }
-        doc.ladder_name += (doc.ladder_name.empty() ? "" : " + ") + lad.name;
-        doc.ladder_file += (doc.ladder_file.empty() ? "" : " ") + file;
-      }
-    } catch (const ManifestError& e) {
-      std::cerr << "ladder: " << e.what() << "\n";
-      exit_code = kExitHarness;
-      return;
-    }
     std::vector<Rung> rungs;
     try {
-      rungs = select_rungs(all, st->globs);
-    } catch (const std::exception& e) {
+      rungs = select_rungs(load_ladders(files, doc), st->globs);
+    } catch (const std::exception& e) {  // ManifestError names file and place; a glob, itself
       std::cerr << "ladder: " << e.what() << "\n";
       exit_code = kExitHarness;
       return;

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/ladder/manifest.h"
 #include "harness/report/printers.h"
 
 namespace ladder::cli {
@@ -68,6 +69,21 @@ std::vector<Rung> select_rungs(const std::vector<Rung>& rungs, const std::vector
   for (const auto& r : rungs)
     if (std::any_of(out.begin(), out.end(), [&](const Rung& x) { return x.name == r.name; })) ordered.push_back(r);
   return ordered;
+}
+
+std::vector<Rung> load_ladders(const std::vector<std::string>& files, RunDocument& doc) {
+  std::vector<Rung> all;
+  for (const auto& file : files) {
+    Ladder lad = load_ladder(file);
+    for (auto& r : lad.rungs) {
+      if (std::any_of(all.begin(), all.end(), [&](const Rung& x) { return x.name == r.name; }))
+        throw ManifestError(file, "/rungs", fmt::format("rung names unique across ladders; '{}' repeats", r.name));
+      all.push_back(std::move(r));
+    }
+    doc.ladder_name += (doc.ladder_name.empty() ? "" : " + ") + lad.name;
+    doc.ladder_file += (doc.ladder_file.empty() ? "" : " ") + file;
+  }
+  return all;
 }
 
 void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDocument& doc) {

@@ -29,6 +29,10 @@ CLI::Validator dtype_option();
 std::vector<Rung> select_rungs(const std::vector<Rung>& rungs, const std::vector<std::string>& globs);
 
 // Runs rungs with a terminal printer (and a JSON printer with --json); fills doc.
+// The rungs of every manifest in `files`, in order; names must be unique across them. Sets the
+// document's ladder name and file. Throws ManifestError.
+std::vector<Rung> load_ladders(const std::vector<std::string>& files, RunDocument& doc);
+
 void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDocument& doc);
 
 // `command` as typed, for the document's provenance.

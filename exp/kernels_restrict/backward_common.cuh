@@ -1,0 +1,271 @@
+// Shared pieces of the backward kernels: the per-block weight-gradient partials and the access
+// rule that keeps a thread on the same columns for every row.
+//
+// Weight gradients (dw, dgamma, dbeta) are sums over rows. No atomics: each block of a fixed-size
+// grid loops over its rows and keeps the sums for the columns its threads own, then writes one
+// partial row partial[blockIdx.x][0..d). column_sum.cuh adds the partial rows in a fixed order.
+// The result depends only on rows, d and the launch geometry, so it is bit-for-bit reproducible.
+#pragma once
+#include "norm_common.cuh"
+
+namespace ladder {
+namespace norm {
+
+// The most threads a backward block may have (the kernels' __launch_bounds__).
+constexpr int kBackwardMaxThreads = 512;
+
+// A backward thread must own the same columns in every row, so that its weight-gradient sums can
+// stay in registers. Each row group therefore fixes one chunk grid for all its rows: the grid of
+// its first row, shifted by that row's phase (see norm_common.cuh), so rows of odd length still
+// take 16-byte accesses. The planner makes the grid's row step a whole number of 16-byte steps in
+// every tensor, so every later row of the group has the same phase; a row that does not (another
+// launcher's geometry) is gathered element by element on the same grid.
+// The kernels take this as a template parameter, SHIFTED: with SHIFTED = false every group uses
+// the unshifted grid (phase 0, a constant), which costs no registers; misaligned rows are then
+// gathered. Tracking a runtime phase costs registers that make some aligned kernels spill, so
+// the host picks SHIFTED = true only when the rows are misaligned.
+// rows[0] must not be null.
+template <typename T>
+__device__ __forceinline__ RowAccess grid_access(const void* const* rows, int count,
+                                                 int grid_phase) {
+  RowAccess a = row_access<T, true>(rows, count);
+  a.vec = a.vec && a.phase == grid_phase;
+  a.phase = grid_phase;
+  return a;
+}
+
+// The unshifted grid (SHIFTED = false): the vector path only for rows whose pointers are all
+// 16-byte aligned (null pointers, of absent optional tensors, are).
+__device__ __forceinline__ RowAccess aligned_access(const void* const* rows, int count) {
+  RowAccess a;
+  a.vec = true;
+  for (int k = 0; k < count; ++k) a.vec = a.vec && offset_in_chunk(rows[k]) == 0;
+  a.phase = 0;
+  return a;
+}
+
+// A row's access on the group's grid: the unshifted rule, or the shifted one at `phase`.
+template <typename T, bool SHIFTED>
+__device__ __forceinline__ RowAccess backward_access(const void* const* rows, int count,
+                                                     int phase) {
+  if constexpr (SHIFTED) return grid_access<T>(rows, count, phase);
+  return aligned_access(rows, count);
+}
+
+// The phase a row group fixes from its first row's pointers (first_rows). ONE (the row must fit
+// one tile): a phase that would push the row into a second tile falls back to 0.
+template <typename T, int ITEMS>
+__device__ __forceinline__ int group_phase(const void* const* first_rows, int count, int d,
+                                           bool one) {
+  const RowAccess first = row_access<T, true>(first_rows, count);
+  const int phase = first.vec ? first.phase : 0;
+  return (one && tiles_for<T, ITEMS, true>(d, phase) != 1) ? 0 : phase;
+}
+
+// Access to a weight on the group's chunk grid. On the unshifted grid (SHIFTED = false, and a
+// shifted group at phase 0) a weight off the 16-byte grid is gathered rather than read skewed:
+// the skewed path's registers slow the aligned kernels down.
+template <typename T, bool SHIFTED>
+__device__ __forceinline__ SkewedAccess weight_access(const void* w, int phase) {
+  SkewedAccess a;
+  if constexpr (SHIFTED) a = skewed_access<T>(w, phase);
+  if (!SHIFTED || phase == 0) {
+    a.vec = offset_in_chunk(w) == 0;
+    a.skew = 0;
+  }
+  return a;
+}
+
+// A weight tile / chunk on the group's grid: read skewed only by the SHIFTED kernels, so the
+// unshifted ones keep the plain loads' code.
+template <typename T, int ITEMS, bool SHIFTED>
+__device__ __forceinline__ void load_weight_tile(const T* w, const SkewedAccess& a, int phase,
+                                                 int d, uint4 (&raw)[ITEMS]) {
+  if constexpr (SHIFTED) {
+    load_tile_skewed<T, ITEMS, Load::ReadOnly>(w, 0, a, phase, d, raw);
+  } else {
+    load_tile<T, ITEMS, Load::ReadOnly>(w, 0, a.vec, 0, d, raw);
+  }
+}
+
+template <typename T, int ITEMS, bool SHIFTED>
+__device__ __forceinline__ uint4 load_weight_chunk(const T* w, int tile, int item,
+                                                   const SkewedAccess& a, int phase, int d) {
+  const int c0 = chunk_column<T, ITEMS>(tile, item, SHIFTED ? phase : 0);
+  if constexpr (SHIFTED) return load_chunk_skewed<T, Load::ReadOnly>(w, c0, d, a);
+  return load_chunk_packed<T, Load::ReadOnly>(w, c0, d, a.vec);
+}
+
+// The first row of this thread's row group (row 0 for a group past the last row).
+__device__ __forceinline__ long long group_first_row(int rows) {
+  const long long row = static_cast<long long>(blockIdx.x) * blockDim.y + threadIdx.y;
+  return row < rows ? row : 0;
+}
+
+// Writes partial[blockIdx.x][c] = sum over the block's row groups (in group order) of acc for
+// column c. Every thread of the block must call it (it has barriers); it runs once per block,
+// after the row loop, and only for rows of one tile (every group covers all d columns).
+// SHIFTED = false: every group is on the unshifted grid, so the groups' sums meet in shared
+// memory item by item. SHIFTED: groups may sit on differently shifted grids, so they are joined
+// column by column in the partial row itself, one group after another; the barrier between
+// groups also makes one group's writes visible to the next.
+template <typename T, int ITEMS, bool SHIFTED>
+__device__ __forceinline__ void write_block_partial(float* partial, int d, int phase,
+                                                    const float (&acc)[ITEMS][Elem<T>::kVec]) {
+  constexpr int kVec = Elem<T>::kVec;
+  float* out = partial + static_cast<long long>(blockIdx.x) * d;
+  if constexpr (!SHIFTED) {
+    __shared__ float exchange[kBackwardMaxThreads * kVec];
+    const int tpr = blockDim.x;
+    const int groups = blockDim.y;
+    const int threads = tpr * groups;
+    const int tid = threadIdx.y * tpr + threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      __syncthreads();  // the previous item's reads are done
+#pragma unroll
+      for (int e = 0; e < kVec; ++e)
+        exchange[threadIdx.y * tpr * kVec + threadIdx.x * kVec + e] = acc[i][e];
+      __syncthreads();
+      // Column of exchange slot j in item i: (i * tpr) * kVec + j, the unshifted chunk grid.
+      for (int j = tid; j < tpr * kVec; j += threads) {
+        const int col = i * tpr * kVec + j;
+        if (col >= d) continue;
+        float sum = 0.f;
+        for (int g = 0; g < groups; ++g) sum += exchange[g * tpr * kVec + j];
+        out[col] = sum;
+      }
+    }
+  } else {
+    for (int g = 0; g < static_cast<int>(blockDim.y); ++g) {
+      if (static_cast<int>(threadIdx.y) == g) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+          const int c0 = chunk_column<T, ITEMS>(0, i, phase);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) {
+            const int col = c0 + e;
+            if (col < 0 || col >= d) continue;
+            out[col] = g == 0 ? acc[i][e] : out[col] + acc[i][e];
+          }
+        }
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// The weight-gradient sums of a one-tile thread (ITEMS chunks, SUMS gradients), kept in the
+// block's dynamic shared memory rather than in registers. In registers they took 16 (rmsnorm) or
+// 32 (layernorm) of a 16-value thread's 128, which left no room to load the next row ahead.
+// Each thread owns its slots, so the read-modify-writes need no barrier. Slot layout
+// [sum][item][quad][thread] as float4: a warp's 16-byte accesses fall on consecutive addresses,
+// so they take the fewest shared-memory wavefronts. A block needs kBytesPerThread a thread.
+extern __shared__ float4 column_sums_memory[];
+
+template <typename T, int ITEMS, int SUMS>
+struct SharedColumnSums {
+  static constexpr int kVec = Elem<T>::kVec;
+  static constexpr int kQuads = kVec / 4;  // float4 per chunk: 1 (fp32) or 2 (16-bit)
+  static constexpr unsigned kBytesPerThread = SUMS * ITEMS * kQuads * 16u;
+  int threads;
+  int tid;
+
+  __device__ __forceinline__ SharedColumnSums()
+      : threads(static_cast<int>(blockDim.x * blockDim.y)),
+        tid(static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x)) {}
+
+  // Zeroes this thread's sums; call it before the first add (only where the sums are used:
+  // other launches need no dynamic shared memory). A launch with less dynamic shared memory than
+  // the sums need traps, as it would corrupt them.
+  __device__ __forceinline__ void begin() const {
+    unsigned dynamic_bytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dynamic_bytes));
+    if (dynamic_bytes < static_cast<unsigned>(threads) * kBytesPerThread) __trap();
+#pragma unroll
+    for (int k = 0; k < SUMS * ITEMS * kQuads; ++k)
+      column_sums_memory[k * threads + tid] = make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+  __device__ __forceinline__ float4& slot(int sum, int item, int quad) const {
+    return column_sums_memory[((sum * ITEMS + item) * kQuads + quad) * threads + tid];
+  }
+  __device__ __forceinline__ void add(int sum, int item, const float (&v)[kVec]) const {
+#pragma unroll
+    for (int q = 0; q < kQuads; ++q) {
+      float4 a = slot(sum, item, q);
+      a.x += v[4 * q];
+      a.y += v[4 * q + 1];
+      a.z += v[4 * q + 2];
+      a.w += v[4 * q + 3];
+      slot(sum, item, q) = a;
+    }
+  }
+  // This thread's sums of gradient `sum`, for write_block_partial.
+  __device__ __forceinline__ void read(int sum, float (&acc)[ITEMS][kVec]) const {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+#pragma unroll
+      for (int q = 0; q < kQuads; ++q) {
+        const float4 a = slot(sum, i, q);
+        acc[i][4 * q] = a.x;
+        acc[i][4 * q + 1] = a.y;
+        acc[i][4 * q + 2] = a.z;
+        acc[i][4 * q + 3] = a.w;
+      }
+  }
+};
+
+// The same interface with the sums in registers: the plain rmsnorm_bwd has room for its 16, and
+// measured 2-3% faster with them there (call 35) than in shared memory.
+template <typename T, int ITEMS, int SUMS>
+struct RegisterColumnSums {
+  static constexpr int kVec = Elem<T>::kVec;
+  float acc[SUMS][ITEMS][kVec];
+
+  __device__ __forceinline__ void begin() {
+#pragma unroll
+    for (int k = 0; k < SUMS; ++k)
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i)
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) acc[k][i][e] = 0.f;
+  }
+  __device__ __forceinline__ void add(int sum, int item, const float (&v)[kVec]) {
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) acc[sum][item][e] += v[e];
+  }
+  __device__ __forceinline__ void read(int sum, float (&out)[ITEMS][kVec]) const {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) out[i][e] = acc[sum][i][e];
+  }
+};
+
+// ColumnSums<T, ITEMS, SUMS, SHARED>::type: one of the two above.
+template <typename T, int ITEMS, int SUMS, bool SHARED>
+struct ColumnSums {
+  using type = RegisterColumnSums<T, ITEMS, SUMS>;
+};
+template <typename T, int ITEMS, int SUMS>
+struct ColumnSums<T, ITEMS, SUMS, true> {
+  using type = SharedColumnSums<T, ITEMS, SUMS>;
+};
+
+// The streaming path (a row wider than one tile; one row group per block): the block's partial
+// row lives in global memory instead of registers. Only this thread touches these columns of
+// this partial row, so the read-modify-write needs no synchronization and stays deterministic.
+template <typename T>
+__device__ __forceinline__ void accumulate_partial_chunk(float* partial_row, int c0, int d,
+                                                         bool first_row,
+                                                         const float (&add)[Elem<T>::kVec]) {
+#pragma unroll
+  for (int e = 0; e < Elem<T>::kVec; ++e) {
+    const int c = c0 + e;
+    if (c < 0 || c >= d) continue;
+    partial_row[c] = first_row ? add[e] : partial_row[c] + add[e];
+  }
+}
+
+}  // namespace norm
+}  // namespace ladder

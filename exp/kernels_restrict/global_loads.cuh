@@ -1,0 +1,35 @@
+// The cache behaviour of the kernels' 16-byte global loads, in one place: which kinds exist, what
+// each compiles to, and (in the comments) what each measured where it is used.
+#pragma once
+// uint4, __ldg and __ldcs are built in under nvcc and NVRTC alike: nothing to include.
+
+namespace ladder {
+namespace norm {
+
+// How a 16-byte load is cached. Weights (ReadOnly) go through the read-only path: every row
+// reads them. EvictFirst (ld.global.cs) is for row data of a kernel that re-reads its weights
+// after the reduction (with evict-first stores, store_chunk's EVICT_FIRST): measured on the H200,
+// LayerNorm bf16 16384x4096 went from 0.67 to 0.72 of the copy ceiling with both (0.67 with the
+// loads alone), while rmsnorm and add_rmsnorm lost 3-8% (cold L2), so only LayerNorm uses them.
+// Stream (ld.global.L1::no_allocate) leaves L1 to the weights: row data read exactly once. Only
+// layernorm_bwd's 16-bit one-tile rows gained with it; it cost rmsnorm_fwd 2-4%, add_rmsnorm_fwd
+// 4-9%, rmsnorm_bwd 1% and fp32 layernorm_bwd up to 7% (reports/h200/bench-l1.txt).
+enum class Load { Plain, ReadOnly, EvictFirst, Stream };
+
+template <Load KIND>
+__device__ __forceinline__ uint4 load16(const uint4* p) {
+  if constexpr (KIND == Load::ReadOnly) return __ldg(p);
+  if constexpr (KIND == Load::EvictFirst) return __ldcs(p);
+  if constexpr (KIND == Load::Stream) {
+    uint4 v;
+    // volatile: kept in place and never merged with another load of the same address.
+    asm volatile("ld.global.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
+  }
+  return *p;
+}
+
+}  // namespace norm
+}  // namespace ladder
