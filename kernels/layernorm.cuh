@@ -17,7 +17,7 @@ namespace ladder {
 // OFF_GRID: the host passes true when rows may sit off the 16-byte grid (a row stride that is not
 // a whole number of chunks, d = 2049). A row's two edge chunks are then read whole
 // (norm::load_tile_edges_whole, the other rows' elements left out of the sums) and gamma and beta
-// skewed (two aligned loads and a funnel shift a chunk, norm::load_chunk_skewed) rather than
+// skewed (32-bit words from the two aligned chunks around each chunk, norm::load_chunk_skewed) rather than
 // element by element: 7 rows in 8 start off gamma's grid. Correct for any rows; aligned launches
 // keep false and the machine code they were measured with.
 template <typename T, int ITEMS, int MAX_THREADS = 1024, bool OFF_GRID = false>

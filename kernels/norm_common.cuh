@@ -591,7 +591,7 @@ struct InputReads {
 
 // Skewed reads, for a weight read on a shifted chunk grid (the SHIFTED backward kernels): the
 // weight then sits `skew` elements past a 16-byte boundary at every chunk, and each chunk is read
-// as the two aligned 16-byte chunks that hold it, joined by a funnel shift. Kept apart from
+// as 32-bit words from within the two aligned 16-byte chunks that hold it (load_skewed). Kept apart from
 // load_tile and load_chunk_packed: folded into them, even a skew of a constant 0 changed ptxas's
 // register allocation of the aligned kernels, and they measured 3-8% slower on the H200.
 struct SkewedAccess {
@@ -624,21 +624,40 @@ __device__ __forceinline__ uint4 funnel16(const uint4& lo, const uint4& hi, int 
                     __funnelshift_r(a[2], a[3], shift), __funnelshift_r(a[3], a[4], shift));
 }
 
-// True when the skewed read of the chunk at c0 (two aligned chunks, from c0 - skew) stays inside
-// [0, d): it never reads past either end of the tensor.
+// True when the two aligned chunks around the chunk at c0 (from c0 - skew) lie inside [0, d):
+// load_skewed reads only within them, so it never reads past either end of the tensor.
 template <typename T>
 __device__ __forceinline__ bool skewed_inside(int c0, int skew, int d) {
   return c0 - skew >= 0 && c0 - skew + 2 * Elem<T>::kVec <= d;
 }
 
-// Two aligned loads and a funnel shift: the chunk at row + c0, which sits `skew` elements past a
-// 16-byte boundary.
+// A 32-bit load of the given cache behaviour (global_loads.cuh's kinds).
+template <Load KIND>
+__device__ __forceinline__ unsigned load4(const unsigned* p) {
+  if constexpr (KIND == Load::ReadOnly) return __ldg(p);
+  if constexpr (KIND == Load::EvictFirst) return __ldcs(p);
+  return *p;
+}
+
+// The chunk at row + c0, which sits `skew` (1..VEC-1) elements past a 16-byte boundary, read as
+// 32-bit words, every one inside the two aligned chunks around it: fp32 and even 16-bit skews are
+// word-aligned (four loads, no shift); odd 16-bit skews take five words from one element before
+// and a fixed 16-bit byte_perm. That issues fewer instructions than two aligned 16-byte loads and
+// a funnel shift, whose choice of words (a runtime skew) compiles to chains of selects (call 93,
+// reports/h200/bench-skew-words.txt), rmsnorm bf16 16384x2049 0.594 -> 0.644, 4096x5125 0.544 ->
+// 0.605, layernorm bf16 16384x2049 0.40 -> 0.42, rmsnorm_bwd bf16 8192x2049 0.437 -> 0.452; fp32
+// within 1% either way.
 template <typename T, Load KIND>
 __device__ __forceinline__ uint4 load_skewed(const T* row, int c0, int skew) {
-  const uint4* base = reinterpret_cast<const uint4*>(row + c0 - skew);
-  const uint4 lo = load16<KIND>(base);
-  const uint4 hi = load16<KIND>(base + 1);
-  return funnel16(lo, hi, skew * static_cast<int>(sizeof(T)));
+  if (sizeof(T) == 4 || (skew & 1) == 0) {
+    const unsigned* p = reinterpret_cast<const unsigned*>(row + c0);
+    return make_uint4(load4<KIND>(p), load4<KIND>(p + 1), load4<KIND>(p + 2), load4<KIND>(p + 3));
+  }
+  const unsigned* p = reinterpret_cast<const unsigned*>(row + c0 - 1);
+  const unsigned w0 = load4<KIND>(p), w1 = load4<KIND>(p + 1), w2 = load4<KIND>(p + 2),
+                 w3 = load4<KIND>(p + 3), w4 = load4<KIND>(p + 4);
+  return make_uint4(__byte_perm(w0, w1, 0x5432), __byte_perm(w1, w2, 0x5432),
+                    __byte_perm(w2, w3, 0x5432), __byte_perm(w3, w4, 0x5432));
 }
 
 // load_chunk_packed for a tensor with access `a`: skewed where a.skew != 0.
@@ -679,7 +698,7 @@ __device__ __forceinline__ void load_tile_skewed(const T* row, int tile, const S
 
 // How a forward register kernel reads a weight (w, gamma, beta) on a row's chunk grid: 16-byte
 // loads where the weight sits on that grid (vec: weight_vec_ok), else gathered element by element,
-// or with OFF_GRID read skewed (two aligned loads and a funnel shift a chunk).
+// or with OFF_GRID read skewed (load_skewed: 32-bit words from the two aligned chunks around it).
 template <typename T, bool OFF_GRID>
 struct WeightReads {
   bool vec;
