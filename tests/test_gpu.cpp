@@ -75,3 +75,24 @@ TEST_CASE("bisect narrows the demo ladder's race to the one feature no passing r
   CHECK(b.at("suspects") == nlohmann::json::array({"missing_barrier"}));
   CHECK(b.at("nearest_passing") == "p5_tree_reduction");
 }
+
+TEST_CASE("sweep maps the demo kernel's envelope: exactly the widths that are not multiples of 4 fail", "[gpu]") {
+  const std::string json = temp_path("gpu-sweep.json");
+  const auto o = run_ladder("sweep st_vector_tail --ladder " + source_path("probes/sweep_demo.json") +
+                            " --dim rows=1..4 --dim d=1..24 --json " + json);
+  INFO(o.output);
+  CHECK(o.exit_code == 1);
+  const auto sweep = read_json(json).at("extra").at("sweep");
+  std::size_t expected_failures = 0;
+  for (int rows = 1; rows <= 4; ++rows)
+    for (int d = 1; d <= 24; ++d) expected_failures += d % 4 != 0;
+  CHECK(sweep.at("failed") == expected_failures);
+  CHECK(sweep.at("passed") == 96 - expected_failures);
+  for (const auto& f : sweep.at("failing")) {
+    INFO(f.dump());
+    CHECK(f.at("mark") == "U");
+    const std::string shape = f.at("shape");
+    const int d = std::stoi(shape.substr(shape.find("d=") + 2));
+    CHECK(d % 4 != 0);
+  }
+}
