@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
   ladder::cli::add_compare(app, exit_code);
   ladder::cli::add_bisect(app, exit_code);
   ladder::cli::add_sweep(app, exit_code);
+  ladder::cli::add_repro(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

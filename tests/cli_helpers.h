@@ -18,8 +18,8 @@ struct Outcome {
   std::string output;  // stdout and stderr together
 };
 
-inline Outcome run_ladder(const std::string& args) {
-  const std::string cmd = std::string(LADDER_BINARY) + " " + args + " 2>&1";
+inline Outcome run_command(const std::string& command) {
+  const std::string cmd = command + " 2>&1";
   Outcome o;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return o;
@@ -29,6 +29,8 @@ inline Outcome run_ladder(const std::string& args) {
   o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return o;
 }
+
+inline Outcome run_ladder(const std::string& args) { return run_command(std::string(LADDER_BINARY) + " " + args); }
 
 inline std::string temp_path(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() / ("ladder-tests-" + std::to_string(::getpid()));

@@ -1,5 +1,9 @@
 // GPU-tagged: run only where a device answers (scripts/test adds the "gpu" ctest label there).
 // These are the ladders' own claims, checked end to end on real hardware.
+#include <filesystem>
+
+#include <fmt/format.h>
+
 #include "tests/catch.h"
 #include "tests/cli_helpers.h"
 
@@ -95,4 +99,31 @@ TEST_CASE("sweep maps the demo kernel's envelope: exactly the widths that are no
     const int d = std::stoi(shape.substr(shape.find("d=") + 2));
     CHECK(d % 4 != 0);
   }
+}
+
+TEST_CASE("a reproducer runs its case on the GPU: p0 passes, and st_unwritten's short grid shows", "[gpu]") {
+  namespace fs = std::filesystem;
+  auto run_in = [](const std::string& dir) {
+    const auto built = run_command("cd " + dir + " && ./build.sh");
+    INFO(built.output);
+    REQUIRE(built.exit_code == 0);
+    return run_command("cd " + dir + " && ./repro");
+  };
+  const std::string good = temp_path("gpu-repro-p0");
+  fs::remove_all(good);
+  REQUIRE(run_ladder("repro p0_three_buffers --set rows=4 --set d=300 --out " + good).exit_code == 0);
+  const auto ok = run_in(good);
+  INFO(ok.output);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.output.find("y: 0 of 1200 elements still hold the 0xFE prefill") != std::string::npos);
+  CHECK(ok.output.find("every output written and within bounds") != std::string::npos);
+
+  const std::string bad = temp_path("gpu-repro-unwritten");
+  fs::remove_all(bad);
+  REQUIRE(run_ladder("repro st_unwritten --set rows=3 --set d=129 --out " + bad).exit_code == 0);
+  const auto short_grid = run_in(bad);
+  INFO(short_grid.output);
+  CHECK(short_grid.exit_code == 1);
+  const int n = 3 * 129, blocks = (n + 255) / 256 - 1;  // the rung's grid: one block short
+  CHECK(short_grid.output.find(fmt::format("y: {} of {} elements still hold", n - 256 * blocks, n)) != std::string::npos);
 }

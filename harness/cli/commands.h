@@ -13,5 +13,6 @@ void add_report(CLI::App& app, int& exit_code);
 void add_compare(CLI::App& app, int& exit_code);
 void add_bisect(CLI::App& app, int& exit_code);
 void add_sweep(CLI::App& app, int& exit_code);
+void add_repro(CLI::App& app, int& exit_code);
 
 }  // namespace ladder::cli

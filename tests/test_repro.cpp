@@ -1,0 +1,81 @@
+// ladder repro: the reproducer folder, and its program built and run here. Without a GPU the
+// program stops after the compile stage (exit 3); with one it runs the case (tests/test_gpu.cpp).
+#include <filesystem>
+#include <fstream>
+
+#include "harness/core/result.h"
+#include "harness/device/generators.h"
+#include "harness/isolate/plan.h"
+#include "harness/ladder/manifest.h"
+#include "tests/catch.h"
+#include "tests/cli_helpers.h"
+
+using namespace ladder_test;
+namespace fs = std::filesystem;
+
+namespace {
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = temp_path(name);
+  fs::remove_all(dir);
+  return dir;
+}
+Outcome build_and_run(const std::string& dir, const std::string& args = "") {
+  const Outcome built = run_command("cd " + dir + " && ./build.sh");
+  INFO(built.output);
+  REQUIRE(built.exit_code == 0);
+  return run_command("cd " + dir + " && ./repro " + args);
+}
+}  // namespace
+
+TEST_CASE("repro writes the sources, the case's inputs, the reference and the plan, and its program builds", "[cli][repro]") {
+  const std::string dir = fresh_dir("repro-p0");
+  const auto o = run_ladder("repro p0_three_buffers --set rows=4 --set d=300 --out " + dir);
+  INFO(o.output);
+  REQUIRE(o.exit_code == 0);
+  CHECK(fs::file_size(dir + "/data/x.bin") == 4 * 300 * sizeof(float));
+  CHECK(fs::file_size(dir + "/data/w.bin") == 300 * sizeof(float));
+  CHECK(fs::file_size(dir + "/data/y.expected.f64") == 4 * 300 * sizeof(double));
+  CHECK(fs::exists(dir + "/src/p0_three_buffers.cu"));
+  std::ifstream inc(dir + "/case.inc");
+  const std::string plan((std::istreambuf_iterator<char>(inc)), {});
+  CHECK(plan.find("{\"x\", 4800, kInput") != std::string::npos);
+  CHECK(plan.find("{5, 1, 1}, {256, 1, 1}") != std::string::npos);  // ceil_div(1200, 256) blocks
+  // The inputs are the bytes the harness's child generates for this case.
+  const auto lad = ladder::load_ladder(source_path("probes/ladder.json"));
+  const ladder::Case shape{{"rows", 4}, {"d", 300}};
+  const auto launches = ladder::isolate::plan_case(lad.rungs.front(), shape);
+  const auto seed = ladder::mix_seed(launches.front().seed, ladder::shape_text(shape));
+  const auto inputs = ladder::generate_inputs(launches.front().buffers, [&](const auto&) { return seed; });
+  for (const auto& [name, bytes] : inputs) {
+    std::ifstream in(dir + "/data/" + name + ".bin", std::ios::binary);
+    const std::string file((std::istreambuf_iterator<char>(in)), {});
+    INFO(name);
+    CHECK(file == std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  }
+  const Outcome run = build_and_run(dir);
+  INFO(run.output);
+  CHECK(run.output.find("compiled p0_three_buffers for sm_") != std::string::npos);
+  if (run.exit_code == 3) CHECK(run.output.find("compile stage above is all that ran") != std::string::npos);
+  else CHECK(run.exit_code == 0);
+}
+
+TEST_CASE("a compile error reproduces without a GPU: the program prints NVRTC's log and exits 1", "[cli][repro]") {
+  const std::string dir = fresh_dir("repro-compile");
+  REQUIRE(run_ladder("repro st_compile_error --out " + dir).exit_code == 0);
+  const Outcome run = build_and_run(dir);
+  INFO(run.output);
+  CHECK(run.exit_code == 1);
+  CHECK(run.output.find("NVRTC failed to compile") != std::string::npos);
+  CHECK(run.output.find("cannot be used to initialize") != std::string::npos);
+}
+
+TEST_CASE("repro refuses a folder in use, a case past the rung's, and an unknown symbol", "[cli][repro]") {
+  const std::string dir = fresh_dir("repro-refuse");
+  REQUIRE(run_ladder("repro p0_three_buffers --out " + dir).exit_code == 0);
+  const auto again = run_ladder("repro p0_three_buffers --out " + dir);
+  CHECK(again.exit_code == 2);
+  CHECK(again.output.find("not empty") != std::string::npos);
+  CHECK(run_ladder("repro p0_three_buffers --case 99 --out " + fresh_dir("r2")).output.find("past them") != std::string::npos);
+  CHECK(run_ladder("repro p0_three_buffers --set q=1 --out " + fresh_dir("r3")).exit_code == 2);
+  CHECK(run_ladder("repro no_such_rung --out " + fresh_dir("r4")).exit_code == 2);
+}
