@@ -33,8 +33,7 @@ void add_repro(CLI::App& app, int& exit_code) {
       if (files.empty()) files = {toolchain::probes_dir() + "/ladder.json", toolchain::probes_dir() + "/selftest.json"};
       RunDocument doc;
       const auto all = load_ladders(files, doc);
-      auto it = std::find_if(all.begin(), all.end(), [&](const Rung& r) { return r.name == st->rung; });
-      if (it == all.end()) throw std::invalid_argument(fmt::format("no rung named '{}' in {}", st->rung, doc.ladder_file));
+      const Rung* it = &find_rung(all, st->rung, doc);
       if (st->case_index >= it->cases.size())
         throw std::invalid_argument(fmt::format("rung {} has {} case(s); --case {} is past them", it->name,
                                                 it->cases.size(), st->case_index));

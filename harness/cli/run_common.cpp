@@ -86,6 +86,12 @@ std::vector<Rung> load_ladders(const std::vector<std::string>& files, RunDocumen
   return all;
 }
 
+const Rung& find_rung(const std::vector<Rung>& rungs, const std::string& name, const RunDocument& doc) {
+  auto it = std::find_if(rungs.begin(), rungs.end(), [&](const Rung& r) { return r.name == name; });
+  if (it == rungs.end()) throw std::invalid_argument(fmt::format("no rung named '{}' in {}", name, doc.ladder_file));
+  return *it;
+}
+
 void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDocument& doc) {
   std::vector<std::unique_ptr<Printer>> printers;
   printers.push_back(make_terminal_printer(std::cout, o.verbose));

@@ -33,6 +33,9 @@ std::vector<Rung> select_rungs(const std::vector<Rung>& rungs, const std::vector
 // document's ladder name and file. Throws ManifestError.
 std::vector<Rung> load_ladders(const std::vector<std::string>& files, RunDocument& doc);
 
+// The rung named `name` (exactly) among `rungs`; throws std::invalid_argument naming the files.
+const Rung& find_rung(const std::vector<Rung>& rungs, const std::string& name, const RunDocument& doc);
+
 void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDocument& doc);
 
 // `command` as typed, for the document's provenance.

@@ -43,8 +43,7 @@ void add_sweep(CLI::App& app, int& exit_code) {
       auto files = st->ladder_files;
       if (files.empty()) files = {toolchain::probes_dir() + "/ladder.json", toolchain::probes_dir() + "/selftest.json"};
       const auto all = load_ladders(files, doc);
-      auto it = std::find_if(all.begin(), all.end(), [&](const Rung& r) { return r.name == st->rung; });
-      if (it == all.end()) throw std::invalid_argument(fmt::format("no rung named '{}' in {}", st->rung, doc.ladder_file));
+      const Rung* it = &find_rung(all, st->rung, doc);
       for (const auto& spec : st->dims) dims.push_back(parse_sweep_dim(spec));
       base = it->cases.front();
       const auto cases = sweep_cases(dims, base, kMaxSweepShapes);
