@@ -79,3 +79,21 @@ TEST_CASE("repro refuses a folder in use, a case past the rung's, and an unknown
   CHECK(run_ladder("repro p0_three_buffers --set q=1 --out " + fresh_dir("r3")).exit_code == 2);
   CHECK(run_ladder("repro no_such_rung --out " + fresh_dir("r4")).exit_code == 2);
 }
+
+TEST_CASE("verify --write-ladder hands its rungs to repro and sweep: a backward case with three launches", "[cli][repro]") {
+  const std::string ladder = temp_path("verify-ladder.json");
+  const auto w = run_ladder("verify layernorm_bwd --dtype bf16 --no-fixtures --write-ladder " + ladder);
+  INFO(w.output);
+  REQUIRE(w.exit_code == 0);
+  CHECK(run_ladder("list --ladder " + ladder).output.find("layernorm_bwd_bf16") != std::string::npos);
+  const std::string dir = fresh_dir("repro-bwd");
+  REQUIRE(run_ladder("repro layernorm_bwd_bf16 --ladder " + ladder + " --set rows=83 --set d=769 --out " + dir).exit_code == 0);
+  const Outcome run = build_and_run(dir);
+  INFO(run.output);
+  CHECK(run.output.find("compiled ladder::layernorm_bwd<") != std::string::npos);
+  CHECK(run.output.find("compiled ladder::column_sum<") != std::string::npos);  // the dgamma and dbeta reduces
+  if (run.exit_code != 3) CHECK(run.exit_code == 0);
+  const auto sweep = run_ladder("sweep layernorm_bwd_bf16 --ladder " + ladder + " --dim rows=1..2 --dim d=1..4 --compile-only");
+  CHECK(sweep.exit_code == 0);
+  CHECK(sweep.output.find("8 skipped") != std::string::npos);
+}

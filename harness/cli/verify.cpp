@@ -12,6 +12,7 @@
 #include "harness/cli/run_common.h"
 #include "harness/fixtures/fixture_rungs.h"
 #include "harness/kernels/catalog.h"
+#include "harness/ladder/serialize.h"
 #include "harness/report/printers.h"
 #include "harness/report/run_document.h"
 
@@ -196,7 +197,7 @@ void add_verify(CLI::App& app, int& exit_code) {
     bool quick = false;
     std::vector<std::string> fixture_files;
     bool no_fixtures = false, fixtures_only = false;
-    std::string worst_from;
+    std::string worst_from, write_ladder;
   };
   auto st = std::make_shared<State>();
   st->common.runner.timeout_s = 300;
@@ -211,6 +212,9 @@ void add_verify(CLI::App& app, int& exit_code) {
   cmd->add_option("--worst-from", st->worst_from,
                   "print the worst-error tables of a finished verify run (its --json document); runs nothing")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--write-ladder", st->write_ladder,
+                  "write the selected rungs as a ladder manifest to FILE and run nothing: `ladder run`, `sweep`, "
+                  "`repro` and `bisect` then take them with --ladder FILE");
   cmd->callback([st, &exit_code] {
     if (!st->worst_from.empty()) {
       try {
@@ -240,6 +244,23 @@ void add_verify(CLI::App& app, int& exit_code) {
     if (!st->fixtures_only) rungs = grid_rungs(ops, st->dtype, st->quick);
     if (!st->no_fixtures && !add_fixture_rungs(st->fixture_files, ops, st->dtype, rungs)) {
       exit_code = kExitHarness;
+      return;
+    }
+    if (!st->write_ladder.empty()) {
+      nlohmann::json lad = {{"schema_version", 1},
+                            {"ladder", "verify"},
+                            {"description", "the rungs of `" + command_line() + "`"},
+                            {"rungs", nlohmann::json::array()}};
+      for (const auto& r : rungs) lad["rungs"].push_back(rung_to_json(r));
+      try {
+        write_file_atomic(st->write_ladder, lad.dump(1) + "\n");
+      } catch (const std::exception& e) {
+        std::cerr << "ladder verify: " << e.what() << "\n";
+        exit_code = kExitHarness;
+        return;
+      }
+      std::cout << fmt::format("wrote {} rungs to {}\n", rungs.size(), st->write_ladder);
+      exit_code = kExitOk;
       return;
     }
     install_interrupt_handler();
