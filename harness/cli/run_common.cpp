@@ -37,6 +37,7 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
   // overlaps with the next rung's start: a few workers hide most of it.
   o.runner.jobs = static_cast<int>(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 6u));
   cmd.add_option("--json", o.json_path, "write results as JSON to FILE (rewritten after every rung)");
+  cmd.add_option("--junit", o.junit_path, "write results as JUnit XML to FILE, for CI servers (rewritten after every rung)");
   cmd.add_option("--timeout", o.runner.timeout_s, "seconds per child before its process group is ended")
       ->check(CLI::PositiveNumber);
   cmd.add_option("--arch", o.runner.arch, "compile for this arch (default: the device's, or sm_90)");
@@ -96,6 +97,7 @@ void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDo
   std::vector<std::unique_ptr<Printer>> printers;
   printers.push_back(make_terminal_printer(std::cout, o.verbose));
   if (!o.json_path.empty()) printers.push_back(make_json_printer(o.json_path));
+  if (!o.junit_path.empty()) printers.push_back(make_junit_printer(o.junit_path));
   doc.date = now_iso8601();
   doc.commit = current_commit();
   doc.host = host_name();

@@ -13,7 +13,7 @@ namespace ladder::cli {
 
 struct CommonOptions {
   isolate::RunnerOptions runner;
-  std::string json_path;
+  std::string json_path, junit_path;
   bool verbose = false;
   bool git_bisect = false;
 };

@@ -1,4 +1,4 @@
-// Printers: one interface, several outputs (terminal table, Markdown, JSON file). A run feeds
+// Printers: one interface, several outputs (terminal table, Markdown, JSON file, JUnit XML). A run feeds
 // every printer the same events; none of them decides anything.
 #pragma once
 #include <memory>
@@ -21,6 +21,9 @@ class Printer {
 std::unique_ptr<Printer> make_terminal_printer(std::ostream& out, bool verbose);
 // Rewrites the whole JSON document after every rung, atomically: an interrupted run keeps what finished.
 std::unique_ptr<Printer> make_json_printer(std::string path);
+// JUnit XML for CI servers, rewritten atomically after every rung (junit_printer.cpp).
+std::unique_ptr<Printer> make_junit_printer(std::string path);
+std::string junit_xml(const RunDocument& doc);
 
 // Markdown for REPORT.md: header (machine, GPU, driver, NVRTC, date, commit), the table, counts.
 std::string markdown_run_section(const RunDocument& doc, const std::string& title);
