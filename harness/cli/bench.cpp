@@ -72,7 +72,7 @@ void add_bench(CLI::App& app, int& exit_code) {
       for (const auto& [op, dt] : kinds)
         for (const auto& shape : st->shapes) {
           bench::BenchCase c;
-          c.kernel = {op, dt, {}};
+          c.kernel = {op, dt, {}, {}};
           if (std::sscanf(shape.c_str(), "%ldx%ld", &c.rows, &c.d) != 2 || c.rows < 1 || c.d < 1) {
             std::cerr << "ladder bench: --shape expects ROWSxD, got '" << shape << "'\n";
             exit_code = kExitHarness;
