@@ -64,6 +64,27 @@ TEST_CASE("the envelope map puts each case's mark at its shape, and lists the fa
   CHECK(e.text.find("3 of 6 shapes passed every check; 2 failed, 0 skipped, 0 unresolved, 1 not run") != std::string::npos);
 }
 
+TEST_CASE("one dim gives a one-line map; three give the failing list and counts alone", "[sweep]") {
+  const Case base{{"rows", 1}, {"d", 1}, {"k", 0}};
+  const std::vector<SweepDim> one{parse_sweep_dim("d=8..12")};
+  std::vector<CaseResult> results;
+  for (const auto& c : sweep_cases(one, base, 100)) {
+    CaseResult r;
+    r.shape = c;
+    if (c.at("d") % 4 != 0) r.failure = FailReason::Unwritten;
+    results.push_back(r);
+  }
+  const Envelope e = draw_envelope(one, base, results);
+  CHECK(e.text.find("    111\n") != std::string::npos);
+  CHECK(e.text.find("d 89012\n") != std::string::npos);
+  CHECK(e.text.find("  .UUU.\n") != std::string::npos);
+  const std::vector<SweepDim> three{parse_sweep_dim("rows=1"), parse_sweep_dim("k=0"), parse_sweep_dim("d=8..12")};
+  const Envelope flat = draw_envelope(three, base, results);
+  CHECK(flat.text.find(".UUU.") == std::string::npos);
+  CHECK(flat.failed == 3);
+  CHECK(flat.text.find("2 of 5 shapes passed") != std::string::npos);
+}
+
 TEST_CASE("ladder sweep --compile-only maps the demo rung as compiled and skipped", "[cli]") {
   using namespace ladder_test;
   const std::string json = temp_path("sweep.json");

@@ -134,27 +134,27 @@ Envelope draw_envelope(const std::vector<SweepDim>& dims, const Case& base, cons
     }
   }
 
-  if (dims.size() == 2 && dims[1].values.size() <= kMaxMapColumns) {
-    // Rows of the map: the first dim; columns: the second, labelled vertically (last digits).
-    const auto& across = dims[1].values;
+  if ((dims.size() == 1 || dims.size() == 2) && dims.back().values.size() <= kMaxMapColumns) {
+    // Columns: the last dim, labelled vertically (last digits); rows: the first, when there are two.
+    const SweepDim& across = dims.back();
+    const bool two = dims.size() == 2;
+    const std::vector<std::int64_t> down = two ? dims[0].values : std::vector<std::int64_t>{0};
+    auto row_label = [&](std::int64_t v0) { return two ? fmt::format("{}={}", dims[0].name, v0) : std::string(); };
     std::size_t digits = 1;
-    for (auto v : across) digits = std::max(digits, std::to_string(v).size());
-    std::size_t label_width = dims[1].name.size();
-    for (auto v0 : dims[0].values) label_width = std::max(label_width, fmt::format("{}={}", dims[0].name, v0).size());
+    for (auto v : across.values) digits = std::max(digits, std::to_string(v).size());
+    std::size_t label_width = across.name.size();
+    for (auto v0 : down) label_width = std::max(label_width, row_label(v0).size());
     for (std::size_t line = 0; line < digits; ++line) {
-      std::string row = fmt::format("{:>{}} ", line + 1 == digits ? dims[1].name : "", label_width);
-      for (auto v : across) {
-        const std::string s = fmt::format("{:>{}}", v, digits);
-        row += s[line];
-      }
+      std::string row = fmt::format("{:>{}} ", line + 1 == digits ? across.name : "", label_width);
+      for (auto v : across.values) row += fmt::format("{:>{}}", v, digits)[line];
       e.text += row + "\n";
     }
-    for (auto v0 : dims[0].values) {
-      std::string row = fmt::format("{:>{}} ", fmt::format("{}={}", dims[0].name, v0), label_width);
-      for (auto v1 : across) {
+    for (auto v0 : down) {
+      std::string row = fmt::format("{:>{}} ", row_label(v0), label_width);
+      for (auto v1 : across.values) {
         Case c = cases.front();
-        c[dims[0].name] = v0;
-        c[dims[1].name] = v1;
+        if (two) c[dims[0].name] = v0;
+        c[across.name] = v1;
         auto it = by_shape.find(c);
         row += it == by_shape.end() ? ' ' : outcome_mark(*it->second);
       }
