@@ -29,7 +29,7 @@ void add_sweep(CLI::App& app, int& exit_code) {
   auto st = std::make_shared<State>();
   add_common_options(*cmd, st->common);
   cmd->add_option("rung", st->rung, "the rung to sweep (its exact name)")->required();
-  cmd->add_option("--dim,-D", st->dims, "NAME=LO..HI[:STEP] or NAME=V1,V2,... (repeatable; two give a map)")
+  cmd->add_option("--dim,-D", st->dims, "NAME=LO..HI[:STEP] or NAME=V1,V2,... (repeatable; one or two give a map)")
       ->required();
   cmd->add_option("--ladder,-l", st->ladder_files,
                   "manifest; repeat for several (default: probes/ladder.json and probes/selftest.json)");
