@@ -87,7 +87,48 @@ void decide(RungResult& r, const std::string& rung_unresolved) {
   if (r.verdict == Verdict::XPass) r.evidence = "expected " + std::string(label(r.expected)) + " but passed; " + r.evidence;
 }
 
+std::vector<std::string> child_argv(const RunnerOptions& opts, const std::string& self, std::size_t first_case) {
+  std::vector<std::string> argv{self, "__child", "--first-case", std::to_string(first_case)};
+  if (!opts.arch.empty()) argv.insert(argv.end(), {"--arch", opts.arch});
+  if (!opts.nvrtc_path.empty()) argv.insert(argv.end(), {"--nvrtc", opts.nvrtc_path});
+  if (!opts.cache_dir.empty()) argv.insert(argv.end(), {"--cache-dir", opts.cache_dir});
+  if (opts.compile_only) argv.push_back("--compile-only");
+  if (opts.no_cache) argv.push_back("--no-cache");
+  if (opts.bare_allocations) argv.push_back("--bare-allocations");
+  return argv;
+}
+
 }  // namespace
+
+std::string confirm_alone(const Rung& rung, std::size_t index, FailReason failure, const RunnerOptions& opts,
+                          double timeout_s) {
+  Rung alone = rung;
+  alone.cases = {rung.cases.at(index)};
+  const std::string self = opts.self.empty() ? toolchain::self_executable() : opts.self;
+  const ChildRun run = spawn_and_collect(child_argv(opts, self, 0), single_rung_manifest(alone), timeout_s);
+  std::optional<FailReason> again;
+  bool decided = false;
+  for (const auto& m : run.messages)
+    if (m.value("type", "") == "case") {
+      try {
+        const CaseResult c = m.get<CaseResult>();
+        if (c.unresolved || c.skipped) return "not confirmed: alone, the case could not run";
+        again = c.failure;
+        decided = true;
+      } catch (const std::exception&) {
+        return "not confirmed: alone, the child sent a malformed case";
+      }
+    }
+  if (!decided) {
+    const ChildFate fate = classify_child_end(run, timeout_s);
+    if (fate.unresolved) return "not confirmed: alone, " + fate.evidence;
+    again = fate.failure;
+  }
+  if (again == failure) return "confirmed alone in a fresh process";
+  if (!again)
+    return "passed alone in a fresh process: a case before it in the same process left the context broken";
+  return fmt::format("alone in a fresh process it failed otherwise ({})", label(*again));
+}
 
 ChildFate classify_child_end(const ChildRun& run, double timeout_s) {
   ChildFate f;
@@ -128,15 +169,17 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
   std::size_t next = 0;
   const auto t0 = std::chrono::steady_clock::now();
 
+  // A case that broke its process after other cases ran in it is run again alone, in a fresh
+  // process, to confirm it was at fault (its evidence says what that run showed).
+  auto confirm = [&](CaseResult& c, std::size_t child_first) {
+    if (c.index == child_first || !c.failure || stop_requested()) return;
+    c.evidence += " [" + confirm_alone(rung, c.index, *c.failure, opts, timeout) + "]";
+    ++r.children;
+  };
+
   while (next < rung.cases.size() && rung_unresolved.empty() && !stop_requested()) {
-    std::vector<std::string> argv{self, "__child", "--first-case", std::to_string(next)};
-    if (!opts.arch.empty()) argv.insert(argv.end(), {"--arch", opts.arch});
-    if (!opts.nvrtc_path.empty()) argv.insert(argv.end(), {"--nvrtc", opts.nvrtc_path});
-    if (!opts.cache_dir.empty()) argv.insert(argv.end(), {"--cache-dir", opts.cache_dir});
-    if (opts.compile_only) argv.push_back("--compile-only");
-    if (opts.no_cache) argv.push_back("--no-cache");
-    if (opts.bare_allocations) argv.push_back("--bare-allocations");
-    const ChildRun run = spawn_and_collect(argv, input, timeout);
+    const std::size_t child_first = next;
+    const ChildRun run = spawn_and_collect(child_argv(opts, self, next), input, timeout);
     ++r.children;
 
     std::optional<std::size_t> current;
@@ -171,6 +214,9 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
     if (!rung_unresolved.empty()) break;
     if (said(run, "done") && run.garbage.empty()) break;
     if (resume) {
+      // A sticky CUDA error: the case before `resume` is the one whose error poisoned the context.
+      for (auto& c : r.cases)
+        if (c.index + 1 == *resume) confirm(c, child_first);
       next = *resume;
       continue;
     }
@@ -180,17 +226,19 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
       rung_unresolved = fate.evidence;
       break;
     }
+    const std::size_t broken = current.value_or(0);  // set: checked above
     CaseResult c;
-    c.index = *current;
-    c.shape = rung.cases[*current];
+    c.index = broken;
+    c.shape = rung.cases[broken];
     c.failure = fate.failure;
     c.stage = Stage::Launch;
     c.signal = fate.signal;
     c.evidence = fate.evidence;
+    if (fate.failure != FailReason::Timeout) confirm(c, child_first);
     r.cases.push_back(c);
     // A hang would cost the full timeout again for each remaining case; stop the rung there.
     if (fate.failure == FailReason::Timeout) break;
-    next = *current + 1;
+    next = broken + 1;
   }
   if (stop_requested() && rung_unresolved.empty() && r.cases.size() < r.cases_total)
     rung_unresolved = "interrupted";

@@ -34,6 +34,12 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
 std::vector<RungResult> run_rungs(const std::vector<Rung>& rungs, const RunnerOptions& opts, ToolchainFacts& facts,
                                   const std::function<void(const RungResult&)>& on_done);
 
+// Runs case `index` of `rung` alone in a fresh child and says whether it fails with `failure`
+// again: "confirmed alone in a fresh process", or what happened instead. The runner calls it for
+// a case that broke its process (a crash or a sticky CUDA error) after other cases ran there.
+std::string confirm_alone(const Rung& rung, std::size_t index, FailReason failure, const RunnerOptions& opts,
+                          double timeout_s);
+
 // How a child that never said "done" ended, for the case it was in: crash, timeout or
 // harness breakage (UNRESOLVED). Exposed for the classification self-test.
 struct ChildFate {
