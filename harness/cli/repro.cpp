@@ -33,11 +33,11 @@ void add_repro(CLI::App& app, int& exit_code) {
       if (files.empty()) files = {toolchain::probes_dir() + "/ladder.json", toolchain::probes_dir() + "/selftest.json"};
       RunDocument doc;
       const auto all = load_ladders(files, doc);
-      const Rung* it = &find_rung(all, st->rung, doc);
-      if (st->case_index >= it->cases.size())
-        throw std::invalid_argument(fmt::format("rung {} has {} case(s); --case {} is past them", it->name,
-                                                it->cases.size(), st->case_index));
-      Case c = it->cases[st->case_index];
+      const Rung& target = find_rung(all, st->rung, doc);
+      if (st->case_index >= target.cases.size())
+        throw std::invalid_argument(fmt::format("rung {} has {} case(s); --case {} is past them", target.name,
+                                                target.cases.size(), st->case_index));
+      Case c = target.cases[st->case_index];
       for (const auto& s : st->sets) {
         const SweepDim d = parse_sweep_dim(s);
         if (d.values.size() != 1) throw std::invalid_argument(fmt::format("--set '{}': expected one value", s));
@@ -45,8 +45,8 @@ void add_repro(CLI::App& app, int& exit_code) {
           throw std::invalid_argument(fmt::format("--set {}: the rung's cases have no symbol '{}'", s, d.name));
         c[d.name] = d.values.front();
       }
-      const auto written = repro::write_reproducer(*it, c, st->out, current_commit());
-      std::cout << fmt::format("wrote {} files to {} ({} at {})\n", written.size(), st->out, it->name, shape_text(c));
+      const auto written = repro::write_reproducer(target, c, st->out, current_commit());
+      std::cout << fmt::format("wrote {} files to {} ({} at {})\n", written.size(), st->out, target.name, shape_text(c));
       std::cout << fmt::format("build and run: cd {} && ./build.sh && ./repro\n", st->out);
       exit_code = kExitOk;
     } catch (const std::exception& e) {

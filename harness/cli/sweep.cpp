@@ -43,13 +43,13 @@ void add_sweep(CLI::App& app, int& exit_code) {
       auto files = st->ladder_files;
       if (files.empty()) files = {toolchain::probes_dir() + "/ladder.json", toolchain::probes_dir() + "/selftest.json"};
       const auto all = load_ladders(files, doc);
-      const Rung* it = &find_rung(all, st->rung, doc);
+      const Rung& target = find_rung(all, st->rung, doc);
       for (const auto& spec : st->dims) dims.push_back(parse_sweep_dim(spec));
-      base = it->cases.front();
+      base = target.cases.front();
       const auto cases = sweep_cases(dims, base, kMaxSweepShapes);
       for (std::size_t first = 0; first < cases.size(); first += st->chunk) {
-        Rung part = *it;
-        part.name = fmt::format("{}_part{}", it->name, parts.size());
+        Rung part = target;
+        part.name = fmt::format("{}_part{}", target.name, parts.size());
         part.cases.assign(cases.begin() + static_cast<long>(first),
                           cases.begin() + static_cast<long>(std::min(cases.size(), first + st->chunk)));
         parts.push_back(std::move(part));

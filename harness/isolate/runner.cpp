@@ -87,7 +87,8 @@ void decide(RungResult& r, const std::string& rung_unresolved) {
   if (r.verdict == Verdict::XPass) r.evidence = "expected " + std::string(label(r.expected)) + " but passed; " + r.evidence;
 }
 
-std::vector<std::string> child_argv(const RunnerOptions& opts, const std::string& self, std::size_t first_case) {
+std::vector<std::string> child_argv(const RunnerOptions& opts, std::size_t first_case) {
+  const std::string self = opts.self.empty() ? toolchain::self_executable() : opts.self;
   std::vector<std::string> argv{self, "__child", "--first-case", std::to_string(first_case)};
   if (!opts.arch.empty()) argv.insert(argv.end(), {"--arch", opts.arch});
   if (!opts.nvrtc_path.empty()) argv.insert(argv.end(), {"--nvrtc", opts.nvrtc_path});
@@ -104,8 +105,7 @@ std::string confirm_alone(const Rung& rung, std::size_t index, FailReason failur
                           double timeout_s) {
   Rung alone = rung;
   alone.cases = {rung.cases.at(index)};
-  const std::string self = opts.self.empty() ? toolchain::self_executable() : opts.self;
-  const ChildRun run = spawn_and_collect(child_argv(opts, self, 0), single_rung_manifest(alone), timeout_s);
+  const ChildRun run = spawn_and_collect(child_argv(opts, 0), single_rung_manifest(alone), timeout_s);
   std::optional<FailReason> again;
   bool decided = false;
   for (const auto& m : run.messages)
@@ -164,7 +164,6 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
   r.cases_total = rung.cases.size();
   const double timeout = rung.timeout_s > 0 ? rung.timeout_s : opts.timeout_s;
   const std::string input = single_rung_manifest(rung);
-  const std::string self = opts.self.empty() ? toolchain::self_executable() : opts.self;
   std::string rung_unresolved;
   std::size_t next = 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -179,7 +178,7 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
 
   while (next < rung.cases.size() && rung_unresolved.empty() && !stop_requested()) {
     const std::size_t child_first = next;
-    const ChildRun run = spawn_and_collect(child_argv(opts, self, next), input, timeout);
+    const ChildRun run = spawn_and_collect(child_argv(opts, next), input, timeout);
     ++r.children;
 
     std::optional<std::size_t> current;
@@ -226,10 +225,9 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
       rung_unresolved = fate.evidence;
       break;
     }
-    const std::size_t broken = current.value_or(0);  // set: checked above
     CaseResult c;
-    c.index = broken;
-    c.shape = rung.cases[broken];
+    c.index = *current;
+    c.shape = rung.cases[*current];
     c.failure = fate.failure;
     c.stage = Stage::Launch;
     c.signal = fate.signal;
@@ -238,7 +236,7 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
     r.cases.push_back(c);
     // A hang would cost the full timeout again for each remaining case; stop the rung there.
     if (fate.failure == FailReason::Timeout) break;
-    next = broken + 1;
+    next = *current + 1;
   }
   if (stop_requested() && rung_unresolved.empty() && r.cases.size() < r.cases_total)
     rung_unresolved = "interrupted";

@@ -14,6 +14,7 @@
 #include "harness/device/buffers.h"
 #include "harness/device/generators.h"
 #include "harness/isolate/plan.h"
+#include "harness/toolchain/nvrtc.h"
 
 namespace ladder::repro {
 namespace fs = std::filesystem;
@@ -63,12 +64,6 @@ std::string arg_kind(const ConcreteArg& a) {
 
 const char* source_kind(SourceKind k) {
   return k == SourceKind::Ptx ? "kPtx" : k == SourceKind::Cubin ? "kCubin" : "kCudaCpp";
-}
-
-bool has_std_option(const std::vector<std::string>& options) {
-  for (const auto& o : options)
-    if (o.rfind("-std", 0) == 0 || o.rfind("--std", 0) == 0) return true;
-  return false;
 }
 
 std::string build_script() {
@@ -165,12 +160,18 @@ std::vector<std::string> write_reproducer(const Rung& rung, const Case& c, const
                        c_literal(inputs.count(b.name) ? "data/" + b.name + ".bin" : ""), c_literal(std::string(label(b.dtype))),
                        b.rows, b.cols, b.row_stride);
   inc += "};\n";
+  // Each launch's NVRTC options as the toolchain passes them (include paths aside: repro.cpp adds
+  // its own).
+  std::vector<std::vector<std::string>> options;
+  for (const auto& l : plans) {
+    options.push_back(l.options);
+    if (l.source_kind == SourceKind::CudaCpp && !toolchain::has_std_option(l.options))
+      options.back().insert(options.back().begin(), "-std=c++17");
+  }
   for (std::size_t k = 0; k < plans.size(); ++k) {
     const auto& l = plans[k];
-    std::vector<std::string> options = l.options;
-    if (l.source_kind == SourceKind::CudaCpp && !has_std_option(options)) options.insert(options.begin(), "-std=c++17");
     inc += fmt::format("static const char* const kOptions{}[] = {{", k);
-    for (const auto& o : options) inc += c_literal(o) + ", ";
+    for (const auto& o : options[k]) inc += c_literal(o) + ", ";
     inc += "nullptr};\n";
     inc += fmt::format("static const ArgSpec kArgs{}[] = {{\n", k);
     for (const auto& a : l.args)
@@ -180,9 +181,8 @@ std::vector<std::string> write_reproducer(const Rung& rung, const Case& c, const
   inc += "static const LaunchSpec kLaunches[] = {\n";
   for (std::size_t k = 0; k < plans.size(); ++k) {
     const auto& l = plans[k];
-    const std::size_t n_options = l.options.size() + (l.source_kind == SourceKind::CudaCpp && !has_std_option(l.options));
     inc += fmt::format("  {{{}, {}, {}, kOptions{}, {}, {{{}, {}, {}}}, {{{}, {}, {}}}, {}, kArgs{}, {}}},\n",
-                       c_literal(source_rel.at(l.source)), source_kind(l.source_kind), c_literal(l.entry), k, n_options,
+                       c_literal(source_rel.at(l.source)), source_kind(l.source_kind), c_literal(l.entry), k, options[k].size(),
                        l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.shared_bytes, k,
                        l.args.size());
   }

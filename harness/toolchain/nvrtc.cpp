@@ -50,13 +50,13 @@ class Program {
   nvrtcProgram prog_;
 };
 
+}  // namespace
+
 bool has_std_option(const std::vector<std::string>& opts) {
   for (const auto& o : opts)
     if (o.rfind("-std", 0) == 0 || o.rfind("--std", 0) == 0) return true;
   return false;
 }
-
-}  // namespace
 
 struct Nvrtc::Impl {
   DynLib lib;

@@ -61,4 +61,7 @@ class Nvrtc {
 // The include paths every compile gets: the toolkit's include/ and include/cccl, and kernels/.
 std::vector<std::string> default_include_options();
 
+// Whether the options name a language standard; without one, every compile adds -std=c++17.
+bool has_std_option(const std::vector<std::string>& opts);
+
 }  // namespace ladder::toolchain
