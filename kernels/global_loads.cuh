@@ -31,5 +31,15 @@ __device__ __forceinline__ uint4 load16(const uint4* p) {
   return *p;
 }
 
+// The same for 4 bytes, for the skewed weight reads (norm_common.cuh's load_skewed). No Stream
+// form: nothing reads 32-bit words that way.
+template <Load KIND>
+__device__ __forceinline__ unsigned load4(const unsigned* p) {
+  static_assert(KIND != Load::Stream, "load4 has no L1::no_allocate form");
+  if constexpr (KIND == Load::ReadOnly) return __ldg(p);
+  if constexpr (KIND == Load::EvictFirst) return __ldcs(p);
+  return *p;
+}
+
 }  // namespace norm
 }  // namespace ladder

@@ -631,14 +631,6 @@ __device__ __forceinline__ bool skewed_inside(int c0, int skew, int d) {
   return c0 - skew >= 0 && c0 - skew + 2 * Elem<T>::kVec <= d;
 }
 
-// A 32-bit load of the given cache behaviour (global_loads.cuh's kinds).
-template <Load KIND>
-__device__ __forceinline__ unsigned load4(const unsigned* p) {
-  if constexpr (KIND == Load::ReadOnly) return __ldg(p);
-  if constexpr (KIND == Load::EvictFirst) return __ldcs(p);
-  return *p;
-}
-
 // The chunk at row + c0, which sits `skew` (1..VEC-1) elements past a 16-byte boundary, read as
 // 32-bit words, every one inside the two aligned chunks around it: fp32 and even 16-bit skews are
 // word-aligned (four loads, no shift); odd 16-bit skews take five words from one element before
