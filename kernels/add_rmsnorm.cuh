@@ -34,16 +34,14 @@ __device__ __forceinline__ void chunk_sum(const uint4& x, const uint4& r,
 // read by exactly one thread before that thread writes the same element of h or y, and no thread
 // reads an element another thread writes, so in-place calls are safe.
 // MAX_THREADS: the launch bound, as in rmsnorm_fwd (rmsnorm.cuh).
-// BATCH_WEIGHT: read each tile's weight before its first store
-// (norm::load_weight_before_stores). The planner takes it for a wide row that fills its bound,
-// the block alone on its SM (16-bit rows of 16385-32768: bf16 512x32768 44.1-44.2 against
-// 48.1-48.4 us streamed, calls 60-61). Where two wide blocks share an SM it lost (4096x16384:
-// 143.3 against 138.8 us), so it is a separate instantiation.
+// STAGE_WEIGHT: the weight is staged in dynamic shared memory once a block, as in rmsnorm_fwd
+// (norm::StagedWeight). The planner takes it for a wide row that fills its bound, the block
+// alone on its SM (16-bit rows of 16385-32768); it is a separate instantiation.
 // OFF_GRID: rows may sit off the 16-byte grid (layernorm_fwd, layernorm.cuh): the rows' edge
 // chunks are read whole and the weight skewed. The whole edge chunks hold a few elements of the
 // neighbouring rows, which may be another thread's h or y in place; they are read, never used or
 // written. Aligned launches keep false.
-template <typename T, int ITEMS, bool ROUND_SUM, int MAX_THREADS = 1024, bool BATCH_WEIGHT = false,
+template <typename T, int ITEMS, bool ROUND_SUM, int MAX_THREADS = 1024, bool STAGE_WEIGHT = false,
           bool OFF_GRID = false>
 __global__ void __launch_bounds__(MAX_THREADS)
     add_rmsnorm_fwd(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows, int d,
@@ -52,6 +50,9 @@ __global__ void __launch_bounds__(MAX_THREADS)
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
   __shared__ norm::ReduceScratch<1> scratch;
+  extern __shared__ uint4 weight_memory[];
+  norm::StagedWeight<T> staged_w;
+  if constexpr (STAGE_WEIGHT) staged_w.stage(w, d, weight_memory);
   int parity = 0;
   const norm::RowLoop loop;
   for (long long base = loop.first; base < rows; base += loop.step) {
@@ -96,6 +97,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
       }
     }
     const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, active);
+    if constexpr (STAGE_WEIGHT) staged_w.wait();
 
     for (int t = 0; t < tiles; ++t) {
       if (tiles > 1) load_inputs(t, xs, rs);
@@ -107,11 +109,6 @@ __global__ void __launch_bounds__(MAX_THREADS)
       const bool inside = (w == nullptr || w_vec) &&
                           norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
       norm::with_inside_copy<kInsideCopy>(inside, [&](bool known_inside) {
-        if constexpr (BATCH_WEIGHT) {
-          if (!early && w != nullptr)
-            norm::load_weight_before_stores<T, ITEMS>(w, t, access.phase, cols, w_vec,
-                                                      known_inside, ws);
-        }
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
           const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
@@ -120,7 +117,11 @@ __global__ void __launch_bounds__(MAX_THREADS)
           if (tiles > 1) norm::store_chunk(hr, c0, cols, access.vec, sv, known_inside);
           if (w != nullptr) {
             float wv[kVec];
-            E::unpack(early || BATCH_WEIGHT ? ws[i] : w_reads.chunk(w, c0, cols, known_inside), wv);
+            E::unpack(early ? ws[i]
+                      : STAGE_WEIGHT && staged_w.holds(c0, d, w_vec, known_inside)
+                          ? staged_w.chunk(c0)
+                          : w_reads.chunk(w, c0, cols, known_inside),
+                      wv);
             norm::scale_by_weight(sv, inv_rms, wv, w_offset);
           } else {
 #pragma unroll

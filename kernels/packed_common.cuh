@@ -30,12 +30,6 @@
 namespace ladder {
 namespace norm {
 
-__device__ __forceinline__ unsigned dynamic_shared_bytes() {
-  unsigned bytes;
-  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
-  return bytes;
-}
-
 // The shared memory of a packed block, each part 16-byte aligned. kernels/README.md gives the
 // same sizes for callers who launch these kernels themselves.
 //   weights: WEIGHTS tensors (rmsnorm and add_rmsnorm 1, layernorm 2: gamma and beta) x COPIES

@@ -13,14 +13,13 @@ namespace ladder {
 // MAX_THREADS: the launch bound. 1024 (the default) caps a thread at 64 registers; the planner's
 // schedule=wide instantiates 8 chunks a thread under a bound of 256 or 512 threads, so ptxas may
 // keep them without spilling (kernels/README.md). A block wider than MAX_THREADS fails to launch.
-// BATCH_WEIGHT: read each tile's weight before its first store
-// (norm::load_weight_before_stores). The planner takes it for a wide row that fills its bound,
-// two blocks an SM (rmsnorm bf16 4096x16384: 72.2-72.5 against 73.8 us cold, call 61); at
-// 2048x12288, 192 threads a row, it lost (34.6-35.0 against 32.8-33.8), so it is a separate
+// STAGE_WEIGHT: the weight is staged in dynamic shared memory once a block (norm::StagedWeight;
+// d / VEC * 16 bytes, else it is read from global memory as without it). The planner takes it
+// for a wide row that fills its bound, two or three blocks an SM; it is a separate
 // instantiation.
 // OFF_GRID: rows may sit off the 16-byte grid (layernorm_fwd, layernorm.cuh): the row's edge
 // chunks are read whole and the weight skewed. Aligned launches keep false.
-template <typename T, int ITEMS, int MAX_THREADS = 1024, bool BATCH_WEIGHT = false,
+template <typename T, int ITEMS, int MAX_THREADS = 1024, bool STAGE_WEIGHT = false,
           bool OFF_GRID = false>
 __global__ void __launch_bounds__(MAX_THREADS)
     rmsnorm_fwd(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
@@ -28,6 +27,9 @@ __global__ void __launch_bounds__(MAX_THREADS)
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
   __shared__ norm::ReduceScratch<1> scratch;
+  extern __shared__ uint4 weight_memory[];
+  norm::StagedWeight<T> staged_w;
+  if constexpr (STAGE_WEIGHT) staged_w.stage(w, d, weight_memory);
   int parity = 0;
   const norm::RowLoop loop;
   for (long long base = loop.first; base < rows; base += loop.step) {
@@ -66,6 +68,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
       }
     }
     const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, active);
+    if constexpr (STAGE_WEIGHT) staged_w.wait();
 
     // Threads whose chunks are all inside the row (and the weight on their grid) run a copy of
     // the loop without per-chunk tests (norm::with_inside_copy). Not in 16-bit OFF_GRID builds,
@@ -81,11 +84,6 @@ __global__ void __launch_bounds__(MAX_THREADS)
       const bool inside = (w == nullptr || w_vec) &&
                           norm::tile_interior<T, ITEMS>(t, access.vec, access.phase, cols);
       norm::with_inside_copy<kInsideCopy>(inside, [&](bool known_inside) {
-        if constexpr (BATCH_WEIGHT) {
-          if (!early && w != nullptr)
-            norm::load_weight_before_stores<T, ITEMS>(w, t, access.phase, cols, w_vec,
-                                                      known_inside, ws);
-        }
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
           const int c0 = norm::chunk_column<T, ITEMS>(t, i, access.phase);
@@ -93,7 +91,11 @@ __global__ void __launch_bounds__(MAX_THREADS)
           E::unpack(xs[i], v);
           if (w != nullptr) {
             float wv[kVec];
-            E::unpack(early || BATCH_WEIGHT ? ws[i] : w_reads.chunk(w, c0, cols, known_inside), wv);
+            E::unpack(early ? ws[i]
+                      : STAGE_WEIGHT && staged_w.holds(c0, d, w_vec, known_inside)
+                          ? staged_w.chunk(c0)
+                          : w_reads.chunk(w, c0, cols, known_inside),
+                      wv);
             norm::scale_by_weight(v, inv_rms, wv, w_offset);
           } else {
 #pragma unroll

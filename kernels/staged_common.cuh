@@ -33,6 +33,53 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+// The dynamic shared memory this launch was given.
+__device__ __forceinline__ unsigned dynamic_shared_bytes() {
+  unsigned bytes;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+  return bytes;
+}
+
+// A block's weight (w, Gemma's w as stored), staged once in dynamic shared memory (the wide
+// register kernels' STAGE_WEIGHT builds). Why: in a block that fills its SM (or half of it) a
+// weight read after the reduction is a cache round trip during which nothing else runs, and the
+// compiler cannot hoist it above the previous chunk's store (it cannot tell a weight from an
+// output). Held in registers instead (the batch these builds took before) it cost 4 registers a
+// chunk on top of the row and spilled. Copied here by cp.async at the block's start, it is on its
+// way while the first row loads and reduces, at no register cost.
+// Thread tx copies the weight's whole 16-byte chunks tx, tx + blockDim.x, ...: on the chunk grid
+// of a row at phase 0 those are exactly the chunks it later reads, so cp.async.wait_group alone
+// orders the copy before its use and no barrier is needed. A row off that grid (weight_vec_ok
+// false), the weight's last partial chunk, a block of several row groups, a weight off the
+// 16-byte grid, or a launch with fewer dynamic shared bytes than d / VEC * 16 read from global
+// memory instead.
+template <typename T>
+struct StagedWeight {
+  static constexpr int kVec = Elem<T>::kVec;
+  const uint4* chunks = nullptr;  // null: not staged
+  // Starts the copies (every thread of the block, once, before its first row).
+  __device__ __forceinline__ void stage(const T* w, int d, uint4* shared) {
+    const int whole = d / kVec;
+    if (w == nullptr || offset_in_chunk(w) != 0 || blockDim.y != 1 ||
+        dynamic_shared_bytes() < static_cast<unsigned>(whole) * kChunkBytes)
+      return;
+    for (int q = threadIdx.x; q < whole; q += blockDim.x) cp_async16(shared + q, w + q * kVec);
+    cp_async_commit();
+    chunks = shared;
+  }
+  // This thread's copies have landed; call before the first read (a no-op once they have).
+  __device__ __forceinline__ void wait() const {
+    if (chunks != nullptr) cp_async_wait<0>();
+  }
+  // Whether the weight chunk at c0 of a row (w_vec: weight_vec_ok for that row) is staged.
+  // known_inside (as in store_chunk: the chunk is inside the row and w_vec holds) leaves one
+  // test, the same for the whole block.
+  __device__ __forceinline__ bool holds(int c0, int d, bool w_vec, bool known_inside) const {
+    return chunks != nullptr && (known_inside || (w_vec && c0 >= 0 && c0 + kVec <= d));
+  }
+  __device__ __forceinline__ uint4 chunk(int c0) const { return chunks[c0 / kVec]; }
+};
+
 // The shared memory of one block: STAGES stages of K tensors, each ITEMS chunks per thread.
 // Thread tx's chunk i of tensor k in stage s sits at ((s * K + k) * ITEMS + i) * blockDim.x + tx:
 // consecutive threads read consecutive 16-byte slots, free of bank conflicts.

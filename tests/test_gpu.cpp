@@ -22,6 +22,22 @@ TEST_CASE("selftest: every failure class is reached on purpose, and expected", "
   }
 }
 
+TEST_CASE("a crash after a passing case in the same process is confirmed alone", "[gpu]") {
+  const std::string json = temp_path("gpu-crash-after-pass.json");
+  const auto o = run_ladder("run --ladder " + source_path("probes/selftest.json") +
+                            " st_crash_after_pass --json " + json);
+  INFO(o.output);
+  CHECK(o.exit_code == 0);
+  const auto* r = rung(read_json(json), "st_crash_after_pass");
+  REQUIRE(r != nullptr);
+  INFO(r->dump());
+  CHECK(r->at("verdict") == "XFAIL");
+  CHECK(r->at("reason") == "crash");
+  CHECK(r->at("cases_passed") == 1);
+  CHECK(r->at("evidence").get<std::string>().find("[confirmed alone in a fresh process]") !=
+        std::string::npos);
+}
+
 TEST_CASE("the RMSNorm lowering ladder passes, and p9 is caught racing", "[gpu]") {
   const std::string json = temp_path("gpu-ladder.json");
   const auto o = run_ladder("run --ladder " + source_path("probes/ladder.json") + " --json " + json);

@@ -27,13 +27,16 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // staged: the cp.async-staged schedule; blocks=N pins a small grid so each block walks many rows.
 // rows2/rows4: several rows a thread; odd strides put a group's rows on different chunk grids.
 // wide: eight chunks a thread under a lower launch bound; the small shapes' 32768 and 65536 make
-// it stream, and the tiny ones put many rows in a block.
+// it stream, and the tiny ones put many rows in a block. 16-bit rows of 16383 (rmsnorm) and
+// 32765 or 32768 (add_rmsnorm) fill the bound in one tile, so the weight is staged in shared
+// memory: strided=1 keeps such rows on the grid with a partial last chunk, stage_weight=0 takes
+// the shared memory away (the kernel reads the weight from global memory).
 // packed: spans of packed rows as one flat array; span_rows=8 makes many small spans and a short
 // last one, packed_threads narrow and wide blocks; strided rows (and rows shorter than a chunk)
 // fall back to the register kernel.
 // Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
 const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
-    {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 32768}, {2, 65536}};
+    {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 16383}, {3, 32765}, {3, 32768}, {2, 65536}};
 
 std::vector<Variant> variants_of(const std::string& op) {
   if (op == "rmsnorm")
@@ -48,6 +51,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "rows4"}, {"strided", "odd"}, {"write_rstd", "0"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "wide"}, {"strided", "odd"}, {"weight", "none"}},
+            {{"schedule", "wide"}, {"strided", "1"}}, {{"schedule", "wide"}, {"stage_weight", "0"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "packed"}, {"weight", "none"}, {"write_rstd", "0"}, {"packed_threads", "128"}},
             {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_threads", "1024"}},
@@ -63,6 +67,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "staged"}, {"blocks", "7"}, {"stages", "2"}, {"strided", "odd"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "wide"}, {"strided", "odd"}, {"weight", "gemma"}},
+            {{"schedule", "wide"}, {"strided", "1"}}, {{"schedule", "wide"}, {"stage_weight", "0"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "packed"}, {"inplace", "h_r"}, {"weight", "gemma"}},
             {{"schedule", "packed"}, {"weight", "none"}, {"span_rows", "8"}, {"packed_threads", "128"}},

@@ -80,10 +80,16 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
               int forced_items, int rows_per_block, RowGeometry& g);
 
 // Whether one row of a wide geometry fills its launch bound: add_rmsnorm's 512 threads at 128
-// registers are then alone on their SM, rmsnorm's 256 share it with one other block. Their
-// kernels then read a tile's weight in a batch (BATCH_WEIGHT), which measured faster there and
-// slower in narrower blocks.
+// registers are then alone on their SM, rmsnorm's 256 share it with one or two other blocks.
+// Their kernels then stage the weight in shared memory (STAGE_WEIGHT).
 bool wide_fills_bound(const RowGeometry& g, int bound);
+
+// The dynamic shared memory a STAGE_WEIGHT launch is given: the weight's whole 16-byte chunks
+// (norm::StagedWeight); 0 where the build does not stage, the row streams or there is no weight,
+// and 0 when
+// `staged` is false (variant stage_weight=0: the kernel then reads the weight from global memory).
+std::uint32_t staged_weight_bytes(const RowGeometry& g, int bound, std::size_t elem_size,
+                                  std::int64_t d, bool has_weight, bool staged);
 
 // schedule=packed (plan_packed.cpp): the packed-span kernels (kernels/packed_norm.cuh), for rows
 // stored back to back (dense: every row stride equals d). A block takes span_rows rows at a time

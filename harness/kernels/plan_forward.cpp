@@ -28,20 +28,20 @@ std::string bound_arg(int wide_bound) {
   return wide_bound == 0 ? "" : ", " + std::to_string(wide_bound);
 }
 
-// The same, then BATCH_WEIGHT for the kernels that take it (rmsnorm_fwd, add_rmsnorm_fwd): true
+// The same, then STAGE_WEIGHT for the kernels that take it (rmsnorm_fwd, add_rmsnorm_fwd): true
 // where a wide row fills its bound (wide_fills_bound), left out (false) otherwise.
 std::string wide_args(int wide_bound, const RowGeometry& g) {
   return bound_arg(wide_bound) + (wide_fills_bound(g, wide_bound) ? ", true" : "");
 }
 
-// The register kernels' trailing template arguments: MAX_THREADS (and BATCH_WEIGHT, for the
+// The register kernels' trailing template arguments: MAX_THREADS (and STAGE_WEIGHT, for the
 // kernels that take it) as above, then OFF_GRID where it is taken, every argument before it
 // spelled out. Without OFF_GRID the entry is the one aligned launches were measured with.
-std::string register_args(int wide_bound, const RowGeometry& g, bool takes_batch_weight,
+std::string register_args(int wide_bound, const RowGeometry& g, bool takes_stage_weight,
                           bool off_grid) {
-  if (!off_grid) return takes_batch_weight ? wide_args(wide_bound, g) : bound_arg(wide_bound);
+  if (!off_grid) return takes_stage_weight ? wide_args(wide_bound, g) : bound_arg(wide_bound);
   std::string args = ", " + std::to_string(wide_bound == 0 ? 1024 : wide_bound);
-  if (takes_batch_weight) args += wide_fills_bound(g, wide_bound) ? ", true" : ", false";
+  if (takes_stage_weight) args += wide_fills_bound(g, wide_bound) ? ", true" : ", false";
   return args + ", true";
 }
 
@@ -50,6 +50,12 @@ std::string register_args(int wide_bound, const RowGeometry& g, bool takes_batch
 bool read_off_grid(VariantReader& v, bool misaligned) {
   const std::string off_grid = v.get("off_grid", "auto", {"auto", "0", "1"});
   return off_grid == "auto" ? misaligned : off_grid == "1";
+}
+
+// stage_weight=0 launches a STAGE_WEIGHT build without its shared memory, so the kernel reads
+// the weight from global memory (the path a caller who gives no dynamic shared memory takes).
+bool read_stage_weight(VariantReader& v) {
+  return v.get("stage_weight", "auto", {"auto", "0"}) == "auto";
 }
 
 // Every row stride equals d: the rows lie back to back (schedule=packed).
@@ -140,6 +146,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const PackedPlan packed = read_packed(v, op, kRmsnormSchedules, elem, 1, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool off_grid = read_off_grid(v, misaligned);
+  const bool stage_weight = read_stage_weight(v);
   v.finish();
   expect_one_schedule(op, wide, staged.staged || rows_per_thread > 1);
 
@@ -168,7 +175,10 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, packed.packed ? packed.shared_bytes : staged.shared_bytes);
+  set_geometry(L, g, packed.packed ? packed.shared_bytes
+                    : staged.staged ? staged.shared_bytes
+                                    : staged_weight_bytes(g, wide, elem, s.d, weight != "none",
+                                                          stage_weight));
   L.oracle = "kernel.rmsnorm";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   return {L};
@@ -212,6 +222,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const PackedPlan packed = read_packed(v, op, kStagedSchedules, elem, 1, 2, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool off_grid = read_off_grid(v, misaligned);
+  const bool stage_weight = read_stage_weight(v);
   v.finish();
   expect_one_schedule(op, wide, staged.staged);
 
@@ -247,7 +258,10 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, packed.packed ? packed.shared_bytes : staged.shared_bytes);
+  set_geometry(L, g, packed.packed ? packed.shared_bytes
+                    : staged.staged ? staged.shared_bytes
+                                    : staged_weight_bytes(g, wide, elem, s.d, weight != "none",
+                                                          stage_weight));
   L.oracle = "kernel.add_rmsnorm";
   L.scalars = {{"eps", eps},
                {"weight_mode", weight_mode_code(weight)},

@@ -90,4 +90,12 @@ bool wide_fills_bound(const RowGeometry& g, int bound) {
   return bound != 0 && g.rows_per_block == 1 && g.threads_per_row == bound;
 }
 
+std::uint32_t staged_weight_bytes(const RowGeometry& g, int bound, std::size_t elem_size,
+                                  std::int64_t d, bool has_weight, bool staged) {
+  // A row that streams (several tiles) could need more than a block's shared memory: not staged.
+  if (!staged || !has_weight || g.streams || !wide_fills_bound(g, bound)) return 0;
+  const std::int64_t whole_chunks = d * static_cast<std::int64_t>(elem_size) / 16;
+  return static_cast<std::uint32_t>(whole_chunks * 16);
+}
+
 }  // namespace ladder::kernels::detail
