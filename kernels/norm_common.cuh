@@ -418,24 +418,6 @@ __device__ __forceinline__ uint4 load_chunk_packed(const T* row, int c0, int d, 
   return gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
 }
 
-// The weight chunks of a thread's tile, each issued before any is used (vec: weight_vec_ok;
-// known_inside: as in store_chunk). For the normalizing pass of the wide builds (BATCH_WEIGHT):
-// the compiler cannot tell a weight from an output, so when each chunk's weight is read just
-// before its use, the store in between orders the reads, and each waits out the last one's
-// cache round trip, ITEMS of them a row. Other blocks on the SM hide that wait; a block that
-// fills its SM (or half of it) does not. The batch holds 4 more registers a chunk while the row
-// is still held: under the 64-register cap the kernels spill, and measured slower with it
-// (call 60, reports/h200/bench-batch.txt).
-template <typename T, int ITEMS>
-__device__ __forceinline__ void load_weight_before_stores(const T* w, int tile, int phase,
-                                                          int cols, bool vec, bool known_inside,
-                                                          uint4 (&raw)[ITEMS]) {
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i)
-    raw[i] = load_chunk_packed<T, Load::ReadOnly>(w, chunk_column<T, ITEMS>(tile, i, phase), cols,
-                                                  vec, known_inside);
-}
-
 // Loads the ITEMS chunks a thread owns in tile `tile`, packed as stored (4 registers per chunk
 // whatever T is). Every 16-byte load of the tile is issued before any chunk is used or any edge
 // chunk is gathered: were each load followed by its use, as a per-chunk branch makes the compiler

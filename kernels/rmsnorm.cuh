@@ -14,14 +14,16 @@ namespace ladder {
 // schedule=wide instantiates 8 chunks a thread under a bound of 256 or 512 threads, so ptxas may
 // keep them without spilling (kernels/README.md). A block wider than MAX_THREADS fails to launch.
 // STAGE_WEIGHT: the weight is staged in dynamic shared memory once a block (norm::StagedWeight;
-// d / VEC * 16 bytes, else it is read from global memory as without it). The planner takes it
-// for a wide row that fills its bound, two or three blocks an SM; it is a separate
-// instantiation.
+// give the launch d / VEC * 16 bytes, else the weight is read from global memory as without it).
+// The planner takes it for a wide row that fills its bound of 256 threads, compiled for three
+// blocks an SM: 80 registers and a 12-byte spill in 16-bit, against 100 registers and two
+// blocks without that bound, which measured slower (bf16 4096x16384: 0.884-0.887 of the copy
+// ceiling against 0.823-0.827; 0.870-0.874 for the weight held in registers, call 98).
 // OFF_GRID: rows may sit off the 16-byte grid (layernorm_fwd, layernorm.cuh): the row's edge
 // chunks are read whole and the weight skewed. Aligned launches keep false.
 template <typename T, int ITEMS, int MAX_THREADS = 1024, bool STAGE_WEIGHT = false,
           bool OFF_GRID = false>
-__global__ void __launch_bounds__(MAX_THREADS)
+__global__ void __launch_bounds__(MAX_THREADS, STAGE_WEIGHT ? 3 : 0)
     rmsnorm_fwd(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                 int y_stride, float eps, float w_offset) {
   using E = norm::Elem<T>;

@@ -121,12 +121,18 @@ TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, wher
           "[kernels]") {
   ladder::register_builtin_oracles();
   // auto: rmsnorm 16-bit rows the register kernel gives more than 256 threads.
-  // A row that fills the bound reads its weight in a batch (BATCH_WEIGHT); a narrower one not.
+  // A row that fills the bound stages its weight in shared memory (STAGE_WEIGHT): the launch
+  // gets the weight's whole 16-byte chunks; a narrower row neither.
   const auto rms = entry_of({"rmsnorm", DType::BF16, {}}, 4096, 16384);
   CHECK(rms.entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 8, 256, true>");
   CHECK(rms.block[0] == 256);
   CHECK(rms.block[1] == 1);
   CHECK(rms.grid[0] == 4096);
+  CHECK(rms.shared_bytes == 16384u * 2);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"strided", "1"}}}, 4096, 16383).shared_bytes == 16376u * 2);  // whole chunks
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"weight", "none"}}}, 4096, 16384).shared_bytes == 0);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"stage_weight", "0"}}}, 4096, 16384).shared_bytes == 0);
+  CHECK(entry_of({"rmsnorm", DType::F16, {}}, 4096, 12288).shared_bytes == 0);
   CHECK(entry_of({"rmsnorm", DType::F16, {}}, 4096, 12288).entry == "ladder::rmsnorm_fwd<__half, 8, 256>");
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 8192, 8192).entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
   CHECK(entry_of({"rmsnorm", DType::F32, {}}, 4096, 16384).entry.find(", 256>") == std::string::npos);
@@ -139,12 +145,14 @@ TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, wher
   CHECK(between.entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512>");
   CHECK(between.block[0] == 192);
   // auto: add_rmsnorm 16-bit rows the register kernel streams, one 512-thread block a row
-  // reading its weight in a batch; fp32 rows still stream.
+  // staging its weight in shared memory; fp32 rows still stream.
   const auto lone = entry_of({"add_rmsnorm", DType::BF16, {}}, 512, 32768);
   CHECK(lone.entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512, true>");
   CHECK(lone.block[0] == 512);
   CHECK(lone.block[1] == 1);
   CHECK(lone.grid[0] == 512);
+  CHECK(lone.shared_bytes == 32768u * 2);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"stage_weight", "0"}}}, 512, 32768).shared_bytes == 0);
   CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 512, 32768).entry.find(", 512") == std::string::npos);
   // auto: layernorm fp32 rows of 256 or 512 threads at four chunks.
   const auto ln = entry_of({"layernorm", DType::F32, {}}, 16384, 4096);
@@ -164,10 +172,12 @@ TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, wher
   CHECK(tiny.block[0] == 1);
   CHECK(tiny.block[0] * tiny.block[1] <= 256);
   CHECK(std::int64_t{tiny.grid[0]} * tiny.block[1] >= 7);
-  // A row of 512 threads fills add_rmsnorm's bound, one block an SM: the batched-weight build.
+  // A row of 512 threads fills add_rmsnorm's bound, one block an SM: the staging build; but a
+  // row that streams is not staged (its weight could outgrow shared memory), so no bytes.
   const auto streams = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "wide"}}}, 3, 65536);
   CHECK(streams.entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512, true>");
   CHECK(streams.block[0] == 512);
+  CHECK(streams.shared_bytes == 0);
   const auto odd = entry_of({"rmsnorm", DType::F32, {{"schedule", "wide"}, {"strided", "odd"}}}, 83, 2049);
   CHECK(std::int64_t{odd.block[0]} * 8 * 4 >= 2049 + 3);  // one tile at any phase
   CHECK(odd.shared_bytes == 0);

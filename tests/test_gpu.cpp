@@ -24,8 +24,9 @@ TEST_CASE("selftest: every failure class is reached on purpose, and expected", "
 
 TEST_CASE("a crash after a passing case in the same process is confirmed alone", "[gpu]") {
   const std::string json = temp_path("gpu-crash-after-pass.json");
-  const auto o = run_ladder("run --ladder " + source_path("probes/selftest.json") +
-                            " st_crash_after_pass --json " + json);
+  // Rung names come before --ladder, which takes every path that follows it.
+  const auto o = run_ladder("run st_crash_after_pass --ladder " +
+                            source_path("probes/selftest.json") + " --json " + json);
   INFO(o.output);
   CHECK(o.exit_code == 0);
   const auto* r = rung(read_json(json), "st_crash_after_pass");

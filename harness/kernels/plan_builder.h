@@ -80,7 +80,7 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
               int forced_items, int rows_per_block, RowGeometry& g);
 
 // Whether one row of a wide geometry fills its launch bound: add_rmsnorm's 512 threads at 128
-// registers are then alone on their SM, rmsnorm's 256 share it with one or two other blocks.
+// registers are then alone on their SM, rmsnorm's 256 (80 registers) share it with two others.
 // Their kernels then stage the weight in shared memory (STAGE_WEIGHT).
 bool wide_fills_bound(const RowGeometry& g, int bound);
 

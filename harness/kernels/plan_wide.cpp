@@ -28,8 +28,10 @@ int wide_bound(const std::string& op) { return op == "add_rmsnorm" ? 512 : 256; 
 // - layernorm fp32 rows of 256 or 512 threads at four chunks (d = 2049..8192): 16384x4096
 //   0.837-0.857 against 0.824-0.826, 8192x8192 0.831-0.835 against 0.778. At 4096x16384
 //   (512 threads at eight chunks) it lost: 0.62 against 0.77.
-// - add_rmsnorm 16-bit rows the register kernel streams (d = 16385..32768), one 512-thread
-//   block an SM reading its weight in a batch (wide_fills_bound), calls 60-61
+// - add_rmsnorm 16-bit rows the register kernel streams (d = 16385..32768); where one row fills
+//   the 512-thread bound (wide_fills_bound) the block is alone on its SM and stages its weight
+//   in shared memory (call 98, reports/h200/bench-stage-weight.txt: bf16 512x32768 41.1 us,
+//   2048x32768 0.93). Before that, with the weight read in a register batch, calls 60-61
 //   (reports/h200/bench-batch.txt): bf16 512x32768 44.1-44.2 us against 48.1-48.4 streamed,
 //   2048x32768 147.1-147.4 against 161.7-162.3, f16 147.2-147.6 against 170.0-170.6; at
 //   4096x24576, which stages otherwise, 206.5-206.8 against 208.3-209.6 staged.
@@ -52,6 +54,7 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
               std::size_t elem_size, const Shape& s, bool misaligned, const RowLimits& limits,
               int forced_items, int rows_per_block, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", schedules);
+  const std::string wide_grid = v.get("wide_grid", "rows", {"rows", "resident"});
   const std::int64_t chunks = row_chunks(elem_size, s.d, misaligned);
   bool wide = schedule == "wide";
   if (wide && forced_items != 0)
@@ -79,6 +82,9 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
   w.streams = chunks > std::int64_t{w.threads_per_row} * kWideItems;
   w.blocks = std::max<std::int64_t>(1, ceil_div(s.rows, w.rows_per_block));
   if (rows_per_block != 0) apply_rows_per_block(op, rows_per_block, s.rows, w);
+  // wide_grid=resident: a block an SM per resident slot, each walking rows (RowLoop).
+  if (wide_grid == "resident" && wide_fills_bound(w, bound))
+    w.blocks = std::min<std::int64_t>(w.blocks, std::int64_t{limits.sm_count} * (bound == 512 ? 1 : 3));
   if (w.threads_per_row * w.rows_per_block > bound)
     fail(op, "schedule=wide: a block of " + std::to_string(w.threads_per_row * w.rows_per_block) +
                  " threads exceeds the wide kernel's launch bound of " + std::to_string(bound));
