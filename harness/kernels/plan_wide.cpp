@@ -54,7 +54,6 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
               std::size_t elem_size, const Shape& s, bool misaligned, const RowLimits& limits,
               int forced_items, int rows_per_block, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", schedules);
-  const std::string wide_grid = v.get("wide_grid", "rows", {"rows", "resident"});
   const std::int64_t chunks = row_chunks(elem_size, s.d, misaligned);
   bool wide = schedule == "wide";
   if (wide && forced_items != 0)
@@ -82,9 +81,6 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
   w.streams = chunks > std::int64_t{w.threads_per_row} * kWideItems;
   w.blocks = std::max<std::int64_t>(1, ceil_div(s.rows, w.rows_per_block));
   if (rows_per_block != 0) apply_rows_per_block(op, rows_per_block, s.rows, w);
-  // wide_grid=resident: a block an SM per resident slot, each walking rows (RowLoop).
-  if (wide_grid == "resident" && wide_fills_bound(w, bound))
-    w.blocks = std::min<std::int64_t>(w.blocks, std::int64_t{limits.sm_count} * (bound == 512 ? 1 : 3));
   if (w.threads_per_row * w.rows_per_block > bound)
     fail(op, "schedule=wide: a block of " + std::to_string(w.threads_per_row * w.rows_per_block) +
                  " threads exceeds the wide kernel's launch bound of " + std::to_string(bound));
