@@ -48,6 +48,8 @@ inline const nlohmann::json* rung(const nlohmann::json& doc, const std::string& 
     if (r.at("name") == name) return &r;
   return nullptr;
 }
+// A temporary document would leave the returned pointer dangling: keep the document in a variable.
+const nlohmann::json* rung(nlohmann::json&& doc, const std::string& name) = delete;
 
 inline std::string source_path(const std::string& rel) { return std::string(LADDER_SOURCE_DIR) + "/" + rel; }
 

@@ -29,7 +29,8 @@ TEST_CASE("a crash after a passing case in the same process is confirmed alone",
                             source_path("probes/selftest.json") + " --json " + json);
   INFO(o.output);
   CHECK(o.exit_code == 0);
-  const auto* r = rung(read_json(json), "st_crash_after_pass");
+  const auto doc = read_json(json);
+  const auto* r = rung(doc, "st_crash_after_pass");
   REQUIRE(r != nullptr);
   INFO(r->dump());
   CHECK(r->at("verdict") == "XFAIL");
