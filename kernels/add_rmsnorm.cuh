@@ -207,4 +207,105 @@ __global__ void __launch_bounds__(1024)
   });
 }
 
+// The relay schedule: one row in registers while the next is on its way into shared memory.
+// For rows a 512-thread block holds in one tile of 8 chunks a thread (16-bit d = 32768: 128 KiB of
+// x and r a row), too wide to stage twice (add_rmsnorm_fwd_staged) and too wide for two blocks an
+// SM in registers, so the wide kernel's block is alone on its SM and its reduction and stores
+// overlap no loads. Here each block walks rows b, b + G, ... (G = gridDim.x): it takes a row's
+// chunks from its one stage into registers, sums them, starts the copy of its next row into the
+// stage, and only then reduces and stores. Each thread copies and reads only its own slots (as
+// in walk_staged_rows), and the copy of the next row starts after the thread has used every
+// value it read from the stage, so no barrier guards the stage. The weight is staged once a block
+// behind the stage (norm::StagedWeight).
+// Same arguments, results and aliasing as add_rmsnorm_fwd. Launch: block (TPR, 1, 1), TPR whole
+// warps with TPR * ITEMS * VEC >= d + phase (one tile; a launch that breaks it traps), any grid,
+// and 2 * ITEMS * TPR * 16 bytes of dynamic shared memory (less traps), plus d / VEC * 16 for
+// the weight (without them it is read from global memory).
+template <typename T, int ITEMS, bool ROUND_SUM>
+__global__ void __launch_bounds__(512, 1)
+    add_rmsnorm_fwd_relay(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
+                          int d, int x_stride, int r_stride, int h_stride, int y_stride, float eps,
+                          float w_offset) {
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  const int stage_chunks = 2 * ITEMS * static_cast<int>(blockDim.x);
+  if (blockDim.y != 1 || norm::dynamic_shared_bytes() < static_cast<unsigned>(stage_chunks) * 16u)
+    __trap();
+  __shared__ norm::ReduceScratch<1> scratch;
+  extern __shared__ uint4 stage_memory[];
+  const norm::StageLayout<ITEMS, 2> layout{stage_memory};
+  norm::StagedWeight<T> staged_w;
+  staged_w.stage(w, d, stage_memory, stage_chunks);
+  struct Rows {
+    const T* x;
+    const T* r;
+    T* h;
+    T* y;
+  };
+  auto rows_of = [&](long long row) {
+    return Rows{x + row * x_stride, r + row * r_stride, h + row * h_stride, y + row * y_stride};
+  };
+  auto access_of = [&](const Rows& p) {
+    const void* ptrs[4] = {p.x, p.r, p.h, p.y};
+    return norm::row_access<T>(ptrs, 4);
+  };
+  // The copy of one row into the stage, as one group (past the last row, an empty group).
+  auto stage_row_copies = [&](long long row) {
+    if (row >= rows) {
+      norm::cp_async_commit();
+      return;
+    }
+    const Rows p = rows_of(row);
+    const T* const src[2] = {p.x, p.r};
+    norm::stage_row<T, ITEMS, 2>(layout, 0, src, access_of(p), d);
+  };
+  const norm::StagedRows walk;
+  stage_row_copies(walk.first);
+  int parity = 0;
+  for (int it = 0; walk.row(it) < rows; ++it) {
+    const long long row = walk.row(it);
+    const Rows p = rows_of(row);
+    const norm::RowAccess access = access_of(p);
+    norm::trap_unless_one_tile<T, ITEMS>(d, access.phase);
+    norm::cp_async_wait<0>();  // this row's copy (and, the first time, the weight's)
+    uint4 xs[ITEMS], rs[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);
+      xs[i] = norm::staged_chunk<T, ITEMS, 2>(layout, 0, 0, i, p.x, c0, d, access.vec);
+      rs[i] = norm::staged_chunk<T, ITEMS, 2>(layout, 0, 1, i, p.r, c0, d, access.vec);
+    }
+    float sum[1] = {0.f};
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);
+      float sv[kVec];
+      norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) sum[0] = fmaf(sv[e], sv[e], sum[0]);
+      norm::store_chunk(p.h, c0, d, access.vec, sv);  // overlaps the reduction
+    }
+    // Every value read from the stage has been used: its slots take the next row now, while
+    // this one reduces and stores.
+    stage_row_copies(walk.row(it + 1));
+    const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, true);
+    const bool w_vec = norm::weight_vec_ok(w, access);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);
+      if (c0 >= d) continue;
+      float sv[kVec];
+      norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
+      uint4 w_raw = make_uint4(0u, 0u, 0u, 0u);
+      if (w != nullptr)
+        w_raw = staged_w.holds(c0, d, w_vec, false)
+                    ? staged_w.chunk(c0)
+                    : norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, d, w_vec);
+      norm::scale_by_rms<T>(sv, inv_rms, w != nullptr, w_raw, w_offset);
+      norm::store_chunk(p.y, c0, d, access.vec, sv);
+    }
+  }
+  norm::cp_async_wait<0>();  // the empty group past the last row
+}
+
 }  // namespace ladder
