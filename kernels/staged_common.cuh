@@ -57,17 +57,15 @@ template <typename T>
 struct StagedWeight {
   static constexpr int kVec = Elem<T>::kVec;
   const uint4* chunks = nullptr;  // null: not staged
-  // Starts the copies (every thread of the block, once, before its first row), into dynamic
-  // shared memory from its chunk `first` on (the chunks before it are the kernel's own).
-  __device__ __forceinline__ void stage(const T* w, int d, uint4* shared, int first = 0) {
+  // Starts the copies (every thread of the block, once, before its first row).
+  __device__ __forceinline__ void stage(const T* w, int d, uint4* shared) {
     const int whole = d / kVec;
     if (w == nullptr || offset_in_chunk(w) != 0 || blockDim.y != 1 ||
-        dynamic_shared_bytes() < static_cast<unsigned>(first + whole) * kChunkBytes)
+        dynamic_shared_bytes() < static_cast<unsigned>(whole) * kChunkBytes)
       return;
-    uint4* const base = shared + first;
-    for (int q = threadIdx.x; q < whole; q += blockDim.x) cp_async16(base + q, w + q * kVec);
+    for (int q = threadIdx.x; q < whole; q += blockDim.x) cp_async16(shared + q, w + q * kVec);
     cp_async_commit();
-    chunks = base;
+    chunks = shared;
   }
   // This thread's copies have landed; call before the first read (a no-op once they have).
   __device__ __forceinline__ void wait() const {

@@ -54,9 +54,8 @@ inline void check_launch(const KernelRef& ref, const Case& c, const KernelLaunch
   CHECK(L.source.rfind(ladder::kernels::kernels_dir(), 0) == 0);
   CHECK(ladder::find_oracle(L.oracle) != nullptr);
   const bool row_kernel = L.entry.find("column_sum") == std::string::npos;
-  // Backward, staged, relay and packed kernels walk rows (packed: spans of rows) on a fixed grid.
-  const bool staged = L.entry.find("_staged") != std::string::npos ||
-                      L.entry.find("_relay") != std::string::npos;
+  // Backward, staged and packed kernels walk rows (packed: spans of rows) on a fixed grid.
+  const bool staged = L.entry.find("_staged") != std::string::npos;
   const bool packed = L.entry.find("_packed") != std::string::npos;
   const bool persistent = L.entry.find("_bwd") != std::string::npos || staged || packed;
   if (staged || packed) {

@@ -288,39 +288,3 @@ TEST_CASE("staged plans fit the device planned for: an A100's opt-in shared memo
   CHECK(read.max_threads_per_sm == 2048);
 }
 
-
-TEST_CASE("relay schedule: add_rmsnorm's one-tile wide rows, one row in registers and the next in a stage",
-          "[kernels]") {
-  ladder::register_builtin_oracles();
-  // Where the wide geometry is one row of whole warps in one tile: the relay kernel, a stage of
-  // x and r (2 x 8 chunks x 512 threads x 16 bytes) and the weight behind it, one block an SM.
-  const auto relay = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "relay"}}}, 512, 32768);
-  CHECK(relay.entry == "ladder::add_rmsnorm_fwd_relay<__nv_bfloat16, 8, false>");
-  CHECK(relay.block[0] == 512);
-  CHECK(relay.block[1] == 1);
-  CHECK(relay.grid[0] == 132);
-  CHECK(relay.shared_bytes == 2u * 8 * 512 * 16 + 32768 * 2);
-  CHECK(entry_of({"add_rmsnorm", DType::F16, {{"schedule", "relay"}, {"weight", "none"}}}, 512, 32768).shared_bytes ==
-        2u * 8 * 512 * 16);
-  CHECK(entry_of({"add_rmsnorm", DType::F16, {{"schedule", "relay"}, {"convention", "B"}}}, 512, 32768).entry ==
-        "ladder::add_rmsnorm_fwd_relay<__half, 8, true>");
-  // Fewer rows than SMs: a block a row.
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "relay"}}}, 3, 32768).grid[0] == 3);
-  // Rows off the grid keep one tile at every phase: one more chunk, one more warp.
-  const auto odd = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "relay"}, {"strided", "odd"}}}, 83, 2049);
-  CHECK(odd.entry == "ladder::add_rmsnorm_fwd_relay<__nv_bfloat16, 8, false>");
-  CHECK(std::int64_t{odd.block[0]} * 8 * 8 >= 2049 + 7);
-  // An A100 block holds the stage, not the weight beside it: the weight is read from global memory.
-  const auto a100 = plan_checked({"add_rmsnorm", DType::BF16, {{"schedule", "relay"}}},
-                                 {{"rows", 512}, {"d", 32768}}, DeviceLimits::a100()).front();
-  CHECK(a100.shared_bytes == 2u * 8 * 512 * 16);
-  CHECK(a100.grid[0] == 108);
-  // Elsewhere the plan stays wide: rows that stream, and rows of a few chunks that share a block.
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "relay"}}}, 3, 65536).entry ==
-        "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512, true>");
-  const auto tiny = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "relay"}}}, 7, 4);
-  CHECK(tiny.entry.find("_relay") == std::string::npos);
-  CHECK(tiny.shared_bytes == 0);
-  // auto does not take it.
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 512, 32768).entry.find("_relay") == std::string::npos);
-}

@@ -31,8 +31,6 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // 32765 or 32768 (add_rmsnorm) fill the bound in one tile, so the weight is staged in shared
 // memory: strided=1 keeps such rows on the grid with a partial last chunk, stage_weight=0 takes
 // the shared memory away (the kernel reads the weight from global memory).
-// relay (add_rmsnorm): the wide rows of whole warps in one tile (most small shapes from d = 769)
-// through a stage; blocks=N makes each block walk many rows, so each refills its stage often.
 // packed: spans of packed rows as one flat array; span_rows=8 makes many small spans and a short
 // last one, packed_threads narrow and wide blocks; strided rows (and rows shorter than a chunk)
 // fall back to the register kernel.
@@ -70,10 +68,6 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "wide"}, {"strided", "odd"}, {"weight", "gemma"}},
             {{"schedule", "wide"}, {"strided", "1"}}, {{"schedule", "wide"}, {"stage_weight", "0"}},
-            {{"schedule", "relay"}}, {{"schedule", "relay"}, {"inplace", "both"}, {"convention", "B"}},
-            {{"schedule", "relay"}, {"strided", "odd"}, {"weight", "gemma"}},
-            {{"schedule", "relay"}, {"blocks", "3"}, {"inplace", "h_r"}, {"weight", "none"}},
-            {{"schedule", "relay"}, {"blocks", "1"}, {"strided", "1"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "packed"}, {"inplace", "h_r"}, {"weight", "gemma"}},
             {{"schedule", "packed"}, {"weight", "none"}, {"span_rows", "8"}, {"packed_threads", "128"}},

@@ -79,20 +79,6 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
               std::size_t elem_size, const Shape& s, bool misaligned, const RowLimits& limits,
               int forced_items, int rows_per_block, RowGeometry& g);
 
-// schedule=relay (plan_wide.cpp, add_rmsnorm only): the wide geometry where it is one row of
-// whole warps in one tile, run by add_rmsnorm_fwd_relay, which takes a row's chunks from a
-// shared-memory stage into registers and starts the copy of its next row before it reduces and
-// stores. Its stage, plus the weight where the block's shared memory holds both, is
-// shared_bytes; the grid is the resident blocks, or fixed_blocks when it is not 0 (the staged
-// schedule's blocks=N, for tests: each block then walks many rows). Elsewhere (rows of a few
-// chunks, rows that stream) the plan stays wide: relay is false.
-struct RelayPlan {
-  bool relay = false;
-  std::uint32_t shared_bytes = 0;
-};
-RelayPlan read_relay(bool asked, std::size_t elem_size, std::int64_t rows, std::int64_t d,
-                     bool has_weight, int fixed_blocks, const DeviceLimits& device, RowGeometry& g);
-
 // Whether one row of a wide geometry fills its launch bound: add_rmsnorm's 512 threads at 128
 // registers are then alone on their SM, rmsnorm's 256 (80 registers) share it with two others.
 // Their kernels then stage the weight in shared memory (STAGE_WEIGHT).

@@ -223,10 +223,6 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
-  const std::string fixed_blocks = v.get("blocks", "auto", {"auto", "1", "3", "7"});
-  const RelayPlan relay = read_relay(v.get("schedule", "auto", kStagedSchedules) == "relay", elem,
-                                     s.rows, s.d, weight != "none",
-                                     fixed_blocks == "auto" ? 0 : std::stoi(fixed_blocks), device, g);
   v.finish();
   expect_one_schedule(op, wide, staged.staged);
 
@@ -238,7 +234,6 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   L.entry = packed.packed ? packed_entry("add_rmsnorm_fwd_packed", ref.dtype, packed, round_arg)
             : staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
                                     round_arg + ", " + std::to_string(staged.stages))
-            : relay.relay   ? entry("add_rmsnorm_fwd_relay", ref.dtype, g.items, round_arg)
                             : entry("add_rmsnorm_fwd", ref.dtype, g.items,
                                     round_arg + register_args(wide, g, true, off_grid));
   L.buffers.push_back(io_input("x", y_over_x, ref.dtype, s, strides["x"]));
@@ -265,7 +260,6 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
   set_geometry(L, g, packed.packed ? packed.shared_bytes
                     : staged.staged ? staged.shared_bytes
-                    : relay.relay   ? relay.shared_bytes
                                     : staged_weight_bytes(g, wide, elem, s.d, weight != "none",
                                                           stage_weight));
   L.oracle = "kernel.add_rmsnorm";

@@ -55,7 +55,7 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
               int forced_items, int rows_per_block, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", schedules);
   const std::int64_t chunks = row_chunks(elem_size, s.d, misaligned);
-  bool wide = schedule == "wide" || schedule == "relay";
+  bool wide = schedule == "wide";
   if (wide && forced_items != 0)
     fail(op, "schedule=wide fixes ITEMS at " + std::to_string(kWideItems) + "; drop items=" +
                  std::to_string(forced_items));
@@ -98,26 +98,6 @@ std::uint32_t staged_weight_bytes(const RowGeometry& g, int bound, std::size_t e
   if (!staged || !has_weight || g.streams || !wide_fills_bound(g, bound)) return 0;
   const std::int64_t whole_chunks = d * static_cast<std::int64_t>(elem_size) / 16;
   return static_cast<std::uint32_t>(whole_chunks * 16);
-}
-
-RelayPlan read_relay(bool asked, std::size_t elem_size, std::int64_t rows, std::int64_t d,
-                     bool has_weight, int fixed_blocks, const DeviceLimits& device, RowGeometry& g) {
-  RelayPlan plan;
-  if (!asked || g.streams || g.rows_per_block != 1 || g.threads_per_row % kWarp != 0) return plan;
-  const std::int64_t stage = 2LL * g.items * g.threads_per_row * kChunkBytes;
-  const std::int64_t weight = has_weight ? d * static_cast<std::int64_t>(elem_size) / kChunkBytes * kChunkBytes : 0;
-  const std::int64_t available = device.shared_per_block_optin - kStaticSharedReserve;
-  if (stage > available) return plan;
-  // Where the stage and the weight do not both fit (an A100's 163 KiB at d = 32768), the
-  // weight is read from global memory.
-  const std::int64_t bytes = stage + weight <= available ? stage + weight : stage;
-  plan.relay = true;
-  plan.shared_bytes = static_cast<std::uint32_t>(bytes);
-  constexpr int kRelayRegisters = 128;  // __launch_bounds__(512, 1)
-  const std::int64_t per_sm = resident_blocks_per_sm(device, g.threads_per_row, bytes, kRelayRegisters);
-  g.blocks = fixed_blocks > 0 ? fixed_blocks
-                              : std::max<std::int64_t>(1, std::min<std::int64_t>(rows, per_sm * device.sm_count));
-  return plan;
 }
 
 }  // namespace ladder::kernels::detail
