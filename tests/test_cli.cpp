@@ -103,6 +103,19 @@ TEST_CASE("an unknown rung glob is a usage error", "[cli]") {
   CHECK(o.output.find("no rung matches") != std::string::npos);
 }
 
+TEST_CASE("rung names may follow --ladder, which takes one path each time", "[cli]") {
+  const std::string json = temp_path("cli-names-after-ladder.json");
+  const auto o = run_ladder("run --compile-only --ladder " + source_path("probes/selftest.json") +
+                            " --ladder " + source_path("probes/ladder.json") +
+                            " st_crash p0_three_buffers --json " + json);
+  INFO(o.output);
+  CHECK(o.exit_code == 0);
+  const auto doc = read_json(json);
+  REQUIRE(doc.at("rungs").size() == 2);
+  CHECK(rung(doc, "st_crash") != nullptr);
+  CHECK(rung(doc, "p0_three_buffers") != nullptr);
+}
+
 TEST_CASE("git-bisect mode maps a toolchain problem to skip (125)", "[cli]") {
   // An NVRTC that cannot be opened is a toolchain problem, not a bad commit.
   const auto o = run_ladder("run --compile-only --git-bisect --nvrtc /no/such/libnvrtc.so p0_three_buffers");

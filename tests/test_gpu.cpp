@@ -24,7 +24,6 @@ TEST_CASE("selftest: every failure class is reached on purpose, and expected", "
 
 TEST_CASE("a crash after a passing case in the same process is confirmed alone", "[gpu]") {
   const std::string json = temp_path("gpu-crash-after-pass.json");
-  // Rung names come before --ladder, which takes every path that follows it.
   const auto o = run_ladder("run st_crash_after_pass --ladder " +
                             source_path("probes/selftest.json") + " --json " + json);
   INFO(o.output);

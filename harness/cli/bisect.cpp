@@ -22,7 +22,8 @@ void add_bisect(CLI::App& app, int& exit_code) {
   auto st = std::make_shared<State>();
   add_common_options(*cmd, st->common);
   cmd->add_option("rungs", st->globs, "rung name globs (default: all)");
-  cmd->add_option("--ladder,-l", st->ladder_files, "manifest; repeat for several (default: probes/ladder.json)");
+  cmd->add_option("--ladder,-l", st->ladder_files, "manifest; repeat for several (default: probes/ladder.json)")
+      ->allow_extra_args(false);  // one path each, so rung names may follow it
   cmd->add_option("--from", st->from, "bisect this finished run document (ladder run --json) instead of running")
       ->check(CLI::ExistingFile);
   cmd->callback([st, &exit_code] {

@@ -26,7 +26,8 @@ void add_repro(CLI::App& app, int& exit_code) {
   cmd->add_option("--case", st->case_index, "which of the rung's cases (default 0, the first)");
   cmd->add_option("--set", st->sets, "NAME=VALUE: change one symbol of that case, e.g. --set d=17 (repeatable)");
   cmd->add_option("--ladder,-l", st->ladder_files,
-                  "manifest; repeat for several (default: probes/ladder.json and probes/selftest.json)");
+                  "manifest; repeat for several (default: probes/ladder.json and probes/selftest.json)")
+      ->allow_extra_args(false);  // one path each, so rung names may follow it
   cmd->callback([st, &exit_code] {
     try {
       auto files = st->ladder_files;

@@ -70,7 +70,8 @@ void add_run(CLI::App& app, int& exit_code) {
   add_common_options(*cmd, st->common);
   cmd->add_option("rungs", st->globs, "rung name globs (default: all)");
   cmd->add_option("--ladder,-l", st->ladder_files,
-                  "manifest; repeat for several (default: probes/ladder.json and probes/selftest.json)");
+                  "manifest; repeat for several (default: probes/ladder.json and probes/selftest.json)")
+      ->allow_extra_args(false);  // one path each, so rung names may follow it
   cmd->add_option("--measure-overhead", st->overhead_samples,
                   "also time N bare context-creation children, for the isolation-overhead benchmark")
       ->check(CLI::Range(0, 1000));

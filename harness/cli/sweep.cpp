@@ -32,7 +32,8 @@ void add_sweep(CLI::App& app, int& exit_code) {
   cmd->add_option("--dim,-D", st->dims, "NAME=LO..HI[:STEP] or NAME=V1,V2,... (repeatable; one or two give a map)")
       ->required();
   cmd->add_option("--ladder,-l", st->ladder_files,
-                  "manifest; repeat for several (default: probes/ladder.json and probes/selftest.json)");
+                  "manifest; repeat for several (default: probes/ladder.json and probes/selftest.json)")
+      ->allow_extra_args(false);  // one path each, so rung names may follow it
   cmd->add_option("--chunk", st->chunk, "shapes per child (default 256)")->check(CLI::Range(1, 100000));
   cmd->callback([st, &exit_code] {
     RunDocument doc;
