@@ -148,6 +148,20 @@ TEST_CASE("a --dtype no kernel has is a usage error, and fp16 means f16", "[cli]
         std::count(f16.output.begin(), f16.output.end(), '\n'));
 }
 
+TEST_CASE("bench: a bad --shape is a usage error that says what is wrong", "[cli]") {
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"0x4096", "at least 1"},        {"16x0", "at least 1"},     {"-4x4096", "at least 1"},
+      {"4096", "ROWSxD"},              {"16x4096abc", "ROWSxD"},   {"x4096", "ROWSxD"},
+      {"3000000000x8", "at most 2147483647"}};
+  for (const auto& [shape, says] : bad) {
+    const auto o = run_ladder("bench rmsnorm --shape " + shape);
+    INFO(shape << ": " << o.output);
+    CHECK(o.exit_code == 2);
+    CHECK(o.output.find("--shape '" + shape + "'") != std::string::npos);
+    CHECK(o.output.find(says) != std::string::npos);
+  }
+}
+
 TEST_CASE("bench: a dtype the default list lacks needs --shape, and is then timed", "[cli]") {
   // rmsnorm f16 is not in the default list: without shapes there is nothing to time, said so.
   const auto none = run_ladder("bench rmsnorm --dtype f16");

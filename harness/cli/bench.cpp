@@ -1,8 +1,12 @@
 // `ladder bench [KERNEL...]`: GB/s of the production kernels, hot and cold, beside a copy
 // ceiling and an unfused baseline measured in the same run, in one child process.
-#include <cstdio>
+#include <charconv>
+#include <cstdint>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -16,6 +20,25 @@
 #include "harness/toolchain/paths.h"
 
 namespace ladder::cli {
+namespace {
+
+// --shape ROWSxD: two whole numbers from 1 to INT32_MAX (the kernels take int rows and d).
+// Returns what is wrong with `text`, or nothing.
+std::optional<std::string> parse_shape(std::string_view text, std::int64_t& rows, std::int64_t& d) {
+  auto whole = [](std::string_view part, std::int64_t& out) {
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), out);
+    return ec == std::errc() && end == part.data() + part.size() && !part.empty();
+  };
+  const auto x = text.find('x');
+  if (x == std::string_view::npos || !whole(text.substr(0, x), rows) || !whole(text.substr(x + 1), d))
+    return "expected ROWSxD, two whole numbers, e.g. 16384x4096";
+  if (rows < 1 || d < 1) return "rows and d must each be at least 1";
+  constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
+  if (rows > kMax || d > kMax) return fmt::format("rows and d must each be at most {} (the kernels take int)", kMax);
+  return std::nullopt;
+}
+
+}  // namespace
 
 void add_bench(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("bench", "time the production kernels against a copy ceiling measured in the same run");
@@ -73,8 +96,8 @@ void add_bench(CLI::App& app, int& exit_code) {
         for (const auto& shape : st->shapes) {
           bench::BenchCase c;
           c.kernel = {op, dt, {}, {}};
-          if (std::sscanf(shape.c_str(), "%ldx%ld", &c.rows, &c.d) != 2 || c.rows < 1 || c.d < 1) {
-            std::cerr << "ladder bench: --shape expects ROWSxD, got '" << shape << "'\n";
+          if (const auto wrong = parse_shape(shape, c.rows, c.d)) {
+            std::cerr << "ladder bench: --shape '" << shape << "': " << *wrong << "\n";
             exit_code = kExitHarness;
             return;
           }
