@@ -78,6 +78,10 @@ TEST_CASE("repro refuses a folder in use, a case past the rung's, and an unknown
   CHECK(run_ladder("repro p0_three_buffers --case 99 --out " + fresh_dir("r2")).output.find("past them") != std::string::npos);
   CHECK(run_ladder("repro p0_three_buffers --set q=1 --out " + fresh_dir("r3")).exit_code == 2);
   CHECK(run_ladder("repro no_such_rung --out " + fresh_dir("r4")).exit_code == 2);
+  // A malformed value names the option it came from.
+  const auto bad = run_ladder("repro p0_three_buffers --set rows=abc --out " + fresh_dir("r5"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("--set 'rows=abc': expected an integer") != std::string::npos);
 }
 
 TEST_CASE("verify --write-ladder hands its rungs to repro and sweep: a backward case with three launches", "[cli][repro]") {

@@ -40,7 +40,7 @@ void add_repro(CLI::App& app, int& exit_code) {
                                                 target.cases.size(), st->case_index));
       Case c = target.cases[st->case_index];
       for (const auto& s : st->sets) {
-        const SweepDim d = parse_sweep_dim(s);
+        const SweepDim d = parse_sweep_dim(s, "--set");
         if (d.values.size() != 1) throw std::invalid_argument(fmt::format("--set '{}': expected one value", s));
         if (!c.count(d.name))
           throw std::invalid_argument(fmt::format("--set {}: the rung's cases have no symbol '{}'", s, d.name));

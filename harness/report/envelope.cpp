@@ -10,13 +10,13 @@
 namespace ladder {
 namespace {
 
-std::int64_t parse_int(const std::string& text, const std::string& spec) {
+std::int64_t parse_int(const std::string& text, const std::string& spec, const std::string& option) {
   std::int64_t v = 0;
   const char* end = text.data() + text.size();
   const auto [p, ec] = std::from_chars(text.data(), end, v);
   if (ec != std::errc() || p != end || text.empty())
-    throw std::invalid_argument(fmt::format("--dim '{}': expected an integer, got '{}'", spec, text));
-  if (v < 0) throw std::invalid_argument(fmt::format("--dim '{}': expected a value >= 0, got {}", spec, v));
+    throw std::invalid_argument(fmt::format("{} '{}': expected an integer, got '{}'", option, spec, text));
+  if (v < 0) throw std::invalid_argument(fmt::format("{} '{}': expected a value >= 0, got {}", option, spec, v));
   return v;
 }
 
@@ -25,28 +25,28 @@ constexpr std::size_t kMaxMapColumns = 128;
 
 }  // namespace
 
-SweepDim parse_sweep_dim(const std::string& spec) {
+SweepDim parse_sweep_dim(const std::string& spec, const std::string& option) {
   const auto eq = spec.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw std::invalid_argument(fmt::format("--dim '{}': expected NAME=LO..HI[:STEP] or NAME=V1,V2,...", spec));
+    throw std::invalid_argument(fmt::format("{} '{}': expected NAME=LO..HI[:STEP] or NAME=V1,V2,...", option, spec, option));
   SweepDim dim;
   dim.name = spec.substr(0, eq);
   const std::string rest = spec.substr(eq + 1);
   if (const auto dots = rest.find(".."); dots != std::string::npos) {
     const auto colon = rest.find(':', dots);
-    const std::int64_t lo = parse_int(rest.substr(0, dots), spec);
-    const std::int64_t hi = parse_int(rest.substr(dots + 2, colon == std::string::npos ? std::string::npos : colon - dots - 2), spec);
-    const std::int64_t step = colon == std::string::npos ? 1 : parse_int(rest.substr(colon + 1), spec);
-    if (hi < lo) throw std::invalid_argument(fmt::format("--dim '{}': expected LO <= HI", spec));
-    if (step < 1) throw std::invalid_argument(fmt::format("--dim '{}': expected a step >= 1", spec));
+    const std::int64_t lo = parse_int(rest.substr(0, dots), spec, option);
+    const std::int64_t hi = parse_int(rest.substr(dots + 2, colon == std::string::npos ? std::string::npos : colon - dots - 2), spec, option);
+    const std::int64_t step = colon == std::string::npos ? 1 : parse_int(rest.substr(colon + 1), spec, option);
+    if (hi < lo) throw std::invalid_argument(fmt::format("{} '{}': expected LO <= HI", option, spec, option));
+    if (step < 1) throw std::invalid_argument(fmt::format("{} '{}': expected a step >= 1", option, spec, option));
     if (static_cast<std::uint64_t>((hi - lo) / step) >= kMaxValuesPerDim)
-      throw std::invalid_argument(fmt::format("--dim '{}': more than {} values", spec, kMaxValuesPerDim));
+      throw std::invalid_argument(fmt::format("{} '{}': more than {} values", option, spec, kMaxValuesPerDim));
     for (std::int64_t v = lo; v <= hi; v += step) dim.values.push_back(v);
   } else {
     std::size_t start = 0;
     while (start <= rest.size()) {
       const auto comma = rest.find(',', start);
-      dim.values.push_back(parse_int(rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start), spec));
+      dim.values.push_back(parse_int(rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start), spec, option));
       if (comma == std::string::npos) break;
       start = comma + 1;
     }

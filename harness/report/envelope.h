@@ -18,9 +18,9 @@ struct SweepDim {
   std::vector<std::int64_t> values;
 };
 
-// "d=1..64", "d=0..4096:64" (a step), "rows=1,7,83". Throws std::invalid_argument naming the spec
-// and what was expected.
-SweepDim parse_sweep_dim(const std::string& spec);
+// "d=1..64", "d=0..4096:64" (a step), "rows=1,7,83". Throws std::invalid_argument naming the
+// option it came from (sweep's --dim, repro's --set), the spec and what was expected.
+SweepDim parse_sweep_dim(const std::string& spec, const std::string& option = "--dim");
 
 // Every combination of the dims' values, in order (the first dim slowest), on top of `base` (the
 // rung's first case, for its other symbols). Each dim must name one of base's symbols. Throws
