@@ -179,9 +179,7 @@ struct SharedColumnSums {
   // other launches need no dynamic shared memory). A launch with less dynamic shared memory than
   // the sums need traps, as it would corrupt them.
   __device__ __forceinline__ void begin() const {
-    unsigned dynamic_bytes;
-    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dynamic_bytes));
-    if (dynamic_bytes < static_cast<unsigned>(threads) * kBytesPerThread) __trap();
+    if (dynamic_shared_bytes() < static_cast<unsigned>(threads) * kBytesPerThread) __trap();
 #pragma unroll
     for (int k = 0; k < SUMS * ITEMS * kQuads; ++k)
       column_sums_memory[k * threads + tid] = make_float4(0.f, 0.f, 0.f, 0.f);

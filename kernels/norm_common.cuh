@@ -106,6 +106,13 @@ __device__ __forceinline__ unsigned offset_in_chunk(const void* p) {
   return static_cast<unsigned>(reinterpret_cast<unsigned long long>(p) & (kChunkBytes - 1));
 }
 
+// The dynamic shared memory this launch was given.
+__device__ __forceinline__ unsigned dynamic_shared_bytes() {
+  unsigned bytes;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+  return bytes;
+}
+
 // How a row may be accessed. `vec` is true only when every listed row pointer sits at the same
 // offset inside a 16-byte chunk (and that offset is a whole number of elements): then one shifted
 // chunk grid is 16-byte aligned for all of them at once. Otherwise every access is scalar.

@@ -33,15 +33,25 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-// The dynamic shared memory this launch was given.
-__device__ __forceinline__ unsigned dynamic_shared_bytes() {
-  unsigned bytes;
-  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
-  return bytes;
+// The shared memory of one block: STAGES stages of K tensors, each ITEMS chunks per thread.
+// Thread tx's chunk i of tensor k in stage s sits at ((s * K + k) * ITEMS + i) * blockDim.x + tx:
+// consecutive threads read consecutive 16-byte slots, free of bank conflicts.
+template <int ITEMS, int K>
+struct StageLayout {
+  uint4* base;
+  __device__ __forceinline__ uint4* slot(int stage, int k, int item) const {
+    return base + ((stage * K + k) * ITEMS + item) * static_cast<int>(blockDim.x) + threadIdx.x;
+  }
+};
+
+// True when the chunk at c0 lies wholly inside a row of `cols` columns on the vector path.
+template <typename T>
+__device__ __forceinline__ bool chunk_inside(int c0, int cols, bool vec) {
+  return vec && c0 >= 0 && c0 + Elem<T>::kVec <= cols;
 }
 
 // A block's weight (w, Gemma's w as stored), staged once in dynamic shared memory (the wide
-// register kernels' STAGE_WEIGHT builds). Why: in a block that fills its SM (or half of it) a
+// register kernels' STAGE_WEIGHT builds). Why: in a block that fills its SM (or a third of it) a
 // weight read after the reduction is a cache round trip during which nothing else runs, and the
 // compiler cannot hoist it above the previous chunk's store (it cannot tell a weight from an
 // output). Held in registers instead (the batch these builds took before) it cost 4 registers a
@@ -75,27 +85,10 @@ struct StagedWeight {
   // known_inside (as in store_chunk: the chunk is inside the row and w_vec holds) leaves one
   // test, the same for the whole block.
   __device__ __forceinline__ bool holds(int c0, int d, bool w_vec, bool known_inside) const {
-    return chunks != nullptr && (known_inside || (w_vec && c0 >= 0 && c0 + kVec <= d));
+    return chunks != nullptr && (known_inside || chunk_inside<T>(c0, d, w_vec));
   }
   __device__ __forceinline__ uint4 chunk(int c0) const { return chunks[c0 / kVec]; }
 };
-
-// The shared memory of one block: STAGES stages of K tensors, each ITEMS chunks per thread.
-// Thread tx's chunk i of tensor k in stage s sits at ((s * K + k) * ITEMS + i) * blockDim.x + tx:
-// consecutive threads read consecutive 16-byte slots, free of bank conflicts.
-template <int ITEMS, int K>
-struct StageLayout {
-  uint4* base;
-  __device__ __forceinline__ uint4* slot(int stage, int k, int item) const {
-    return base + ((stage * K + k) * ITEMS + item) * static_cast<int>(blockDim.x) + threadIdx.x;
-  }
-};
-
-// True when the chunk at c0 lies wholly inside a row of `cols` columns on the vector path.
-template <typename T>
-__device__ __forceinline__ bool chunk_inside(int c0, int cols, bool vec) {
-  return vec && c0 >= 0 && c0 + Elem<T>::kVec <= cols;
-}
 
 // Starts the copies of this thread's chunks of one row and commits them as one group (rows past
 // the last commit an empty group instead: see walk_staged_rows).
