@@ -1,6 +1,5 @@
 // `ladder bench [KERNEL...]`: GB/s of the production kernels, hot and cold, beside a copy
 // ceiling and an unfused baseline measured in the same run, in one child process.
-#include <charconv>
 #include <cstdint>
 #include <iostream>
 #include <limits>
@@ -13,6 +12,7 @@
 #include "harness/bench/bench_spec.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/run_common.h"
+#include "harness/core/text.h"
 #include "harness/core/dtype.h"
 #include "harness/isolate/spawn.h"
 #include "harness/report/bench_markdown.h"
@@ -25,13 +25,11 @@ namespace {
 // --shape ROWSxD: two whole numbers from 1 to INT32_MAX (the kernels take int rows and d).
 // Returns what is wrong with `text`, or nothing.
 std::optional<std::string> parse_shape(std::string_view text, std::int64_t& rows, std::int64_t& d) {
-  auto whole = [](std::string_view part, std::int64_t& out) {
-    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), out);
-    return ec == std::errc() && end == part.data() + part.size() && !part.empty();
-  };
   const auto x = text.find('x');
-  if (x == std::string_view::npos || !whole(text.substr(0, x), rows) || !whole(text.substr(x + 1), d))
-    return "expected ROWSxD, two whole numbers, e.g. 16384x4096";
+  const auto r = parse_integer(text.substr(0, x)), c = parse_integer(x == std::string_view::npos ? "" : text.substr(x + 1));
+  if (!r || !c) return "expected ROWSxD, two whole numbers, e.g. 16384x4096";
+  rows = *r;
+  d = *c;
   if (rows < 1 || d < 1) return "rows and d must each be at least 1";
   constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
   if (rows > kMax || d > kMax) return fmt::format("rows and d must each be at most {} (the kernels take int)", kMax);

@@ -7,7 +7,6 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/run_common.h"
 #include "harness/report/bisect.h"
-#include "harness/toolchain/paths.h"
 
 namespace ladder::cli {
 
@@ -22,8 +21,7 @@ void add_bisect(CLI::App& app, int& exit_code) {
   auto st = std::make_shared<State>();
   add_common_options(*cmd, st->common);
   cmd->add_option("rungs", st->globs, "rung name globs (default: all)");
-  cmd->add_option("--ladder,-l", st->ladder_files, "manifest; repeat for several (default: probes/ladder.json)")
-      ->allow_extra_args(false);  // one path each, so rung names may follow it
+  add_ladder_option(*cmd, st->ladder_files, "probes/ladder.json");
   cmd->add_option("--from", st->from, "bisect this finished run document (ladder run --json) instead of running")
       ->check(CLI::ExistingFile);
   cmd->callback([st, &exit_code] {
@@ -34,9 +32,7 @@ void add_bisect(CLI::App& app, int& exit_code) {
           throw std::invalid_argument("--from bisects a finished run: give no --ladder or rung globs with it");
         doc = load_run_document(st->from);
       } else {
-        auto files = st->ladder_files;
-        if (files.empty()) files = {toolchain::probes_dir() + "/ladder.json"};
-        const auto rungs = select_rungs(load_ladders(files, doc), st->globs);
+        const auto rungs = select_rungs(load_ladders(ladder_files_or_builtin(st->ladder_files, false), doc), st->globs);
         install_interrupt_handler();
         doc.command = command_line();
         run_and_print(rungs, st->common, doc);

@@ -9,7 +9,6 @@
 #include "harness/cli/run_common.h"
 #include "harness/repro/writer.h"
 #include "harness/report/envelope.h"
-#include "harness/toolchain/paths.h"
 
 namespace ladder::cli {
 
@@ -25,15 +24,11 @@ void add_repro(CLI::App& app, int& exit_code) {
   cmd->add_option("--out,-o", st->out, "folder to write (new or empty)")->required();
   cmd->add_option("--case", st->case_index, "which of the rung's cases (default 0, the first)");
   cmd->add_option("--set", st->sets, "NAME=VALUE: change one symbol of that case, e.g. --set d=17 (repeatable)");
-  cmd->add_option("--ladder,-l", st->ladder_files,
-                  "manifest; repeat for several (default: probes/ladder.json and probes/selftest.json)")
-      ->allow_extra_args(false);  // one path each, so rung names may follow it
+  add_ladder_option(*cmd, st->ladder_files, "probes/ladder.json and probes/selftest.json");
   cmd->callback([st, &exit_code] {
     try {
-      auto files = st->ladder_files;
-      if (files.empty()) files = {toolchain::probes_dir() + "/ladder.json", toolchain::probes_dir() + "/selftest.json"};
       RunDocument doc;
-      const auto all = load_ladders(files, doc);
+      const auto all = load_ladders(ladder_files_or_builtin(st->ladder_files), doc);
       const Rung& target = find_rung(all, st->rung, doc);
       if (st->case_index >= target.cases.size())
         throw std::invalid_argument(fmt::format("rung {} has {} case(s); --case {} is past them", target.name,

@@ -69,15 +69,12 @@ void add_run(CLI::App& app, int& exit_code) {
   auto st = std::make_shared<State>();
   add_common_options(*cmd, st->common);
   cmd->add_option("rungs", st->globs, "rung name globs (default: all)");
-  cmd->add_option("--ladder,-l", st->ladder_files,
-                  "manifest; repeat for several (default: probes/ladder.json and probes/selftest.json)")
-      ->allow_extra_args(false);  // one path each, so rung names may follow it
+  add_ladder_option(*cmd, st->ladder_files, "probes/ladder.json and probes/selftest.json");
   cmd->add_option("--measure-overhead", st->overhead_samples,
                   "also time N bare context-creation children, for the isolation-overhead benchmark")
       ->check(CLI::Range(0, 1000));
   cmd->callback([st, &exit_code] {
-    auto files = st->ladder_files;
-    if (files.empty()) files = {toolchain::probes_dir() + "/ladder.json", toolchain::probes_dir() + "/selftest.json"};
+    const auto files = ladder_files_or_builtin(st->ladder_files);
     RunDocument doc;
     std::vector<Rung> rungs;
     try {

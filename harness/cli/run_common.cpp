@@ -17,6 +17,7 @@
 
 #include "harness/ladder/manifest.h"
 #include "harness/report/printers.h"
+#include "harness/toolchain/paths.h"
 
 namespace ladder::cli {
 
@@ -70,6 +71,18 @@ std::vector<Rung> select_rungs(const std::vector<Rung>& rungs, const std::vector
   for (const auto& r : rungs)
     if (std::any_of(out.begin(), out.end(), [&](const Rung& x) { return x.name == r.name; })) ordered.push_back(r);
   return ordered;
+}
+
+void add_ladder_option(CLI::App& cmd, std::vector<std::string>& files, const std::string& defaults) {
+  cmd.add_option("--ladder,-l", files, "manifest; repeat for several (default: " + defaults + ")")
+      ->allow_extra_args(false);
+}
+
+std::vector<std::string> ladder_files_or_builtin(const std::vector<std::string>& files, bool with_selftest) {
+  if (!files.empty()) return files;
+  std::vector<std::string> out{toolchain::probes_dir() + "/ladder.json"};
+  if (with_selftest) out.push_back(toolchain::probes_dir() + "/selftest.json");
+  return out;
 }
 
 std::vector<Rung> load_ladders(const std::vector<std::string>& files, RunDocument& doc) {

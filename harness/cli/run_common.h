@@ -28,7 +28,14 @@ CLI::Validator dtype_option();
 // Keeps rungs whose names match any glob (all when `globs` is empty). Unknown globs are errors.
 std::vector<Rung> select_rungs(const std::vector<Rung>& rungs, const std::vector<std::string>& globs);
 
-// Runs rungs with a terminal printer (and a JSON printer with --json); fills doc.
+// --ladder FILE (-l): repeatable, one path each time, so rung names may follow it. `defaults`
+// names what an empty list means, for the help text.
+void add_ladder_option(CLI::App& cmd, std::vector<std::string>& files, const std::string& defaults);
+
+// `files`, or when it is empty the built-in ladders: probes/ladder.json, then probes/selftest.json
+// unless `with_selftest` is false.
+std::vector<std::string> ladder_files_or_builtin(const std::vector<std::string>& files, bool with_selftest = true);
+
 // The rungs of every manifest in `files`, in order; names must be unique across them. Sets the
 // document's ladder name and file. Throws ManifestError.
 std::vector<Rung> load_ladders(const std::vector<std::string>& files, RunDocument& doc);
@@ -36,6 +43,8 @@ std::vector<Rung> load_ladders(const std::vector<std::string>& files, RunDocumen
 // The rung named `name` (exactly) among `rungs`; throws std::invalid_argument naming the files.
 const Rung& find_rung(const std::vector<Rung>& rungs, const std::string& name, const RunDocument& doc);
 
+// Runs rungs with a terminal printer (and JSON and JUnit printers with --json and --junit); fills
+// doc.
 void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDocument& doc);
 
 // `command` as typed, for the document's provenance.

@@ -11,7 +11,6 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/run_common.h"
 #include "harness/report/envelope.h"
-#include "harness/toolchain/paths.h"
 
 namespace ladder::cli {
 namespace {
@@ -31,9 +30,7 @@ void add_sweep(CLI::App& app, int& exit_code) {
   cmd->add_option("rung", st->rung, "the rung to sweep (its exact name)")->required();
   cmd->add_option("--dim,-D", st->dims, "NAME=LO..HI[:STEP] or NAME=V1,V2,... (repeatable; one or two give a map)")
       ->required();
-  cmd->add_option("--ladder,-l", st->ladder_files,
-                  "manifest; repeat for several (default: probes/ladder.json and probes/selftest.json)")
-      ->allow_extra_args(false);  // one path each, so rung names may follow it
+  add_ladder_option(*cmd, st->ladder_files, "probes/ladder.json and probes/selftest.json");
   cmd->add_option("--chunk", st->chunk, "shapes per child (default 256)")->check(CLI::Range(1, 100000));
   cmd->callback([st, &exit_code] {
     RunDocument doc;
@@ -41,9 +38,7 @@ void add_sweep(CLI::App& app, int& exit_code) {
     std::vector<Rung> parts;
     Case base;
     try {
-      auto files = st->ladder_files;
-      if (files.empty()) files = {toolchain::probes_dir() + "/ladder.json", toolchain::probes_dir() + "/selftest.json"};
-      const auto all = load_ladders(files, doc);
+      const auto all = load_ladders(ladder_files_or_builtin(st->ladder_files), doc);
       const Rung& target = find_rung(all, st->rung, doc);
       for (const auto& spec : st->dims) dims.push_back(parse_sweep_dim(spec));
       base = target.cases.front();

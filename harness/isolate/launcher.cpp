@@ -2,12 +2,11 @@
 
 #include <chrono>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "harness/checks/evaluate.h"
+#include "harness/core/text.h"
 #include "harness/device/buffers.h"
 #include "harness/device/generators.h"
 
@@ -15,14 +14,6 @@ namespace ladder::isolate {
 namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(fmt::format("cannot read source file {}", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 
@@ -64,7 +55,7 @@ const CompiledImage& ImageSet::image(const KernelLaunch& k) {
     if (!nvrtc_.available()) throw std::runtime_error("NVRTC unavailable: " + nvrtc_.load_error());
     toolchain::CompileRequest req;
     req.source_path = k.source;
-    req.source_text = read_file(k.source);
+    req.source_text = read_file(k.source, "source file");
     req.entry = k.entry;
     req.options = k.options;
     req.arch = arch_;
@@ -78,7 +69,7 @@ const CompiledImage& ImageSet::image(const KernelLaunch& k) {
     img.cache_hit = r.cache_hit;
   } else {
     // PTX and cubin from any frontend are loaded as they are; the entry is already lowered.
-    img.image = read_file(k.source);
+    img.image = read_file(k.source, "source file");
     if (k.source_kind == SourceKind::Ptx) img.image.push_back('\0');
     img.is_cubin = k.source_kind == SourceKind::Cubin;
     img.lowered_name = k.entry;

@@ -85,8 +85,7 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
 bool wide_fills_bound(const RowGeometry& g, int bound);
 
 // The dynamic shared memory a STAGE_WEIGHT launch is given: the weight's whole 16-byte chunks
-// (norm::StagedWeight); 0 where the build does not stage, the row streams or there is no weight,
-// and 0 when
+// (norm::StagedWeight). 0 where the build does not stage, the row streams, there is no weight, or
 // `staged` is false (variant stage_weight=0: the kernel then reads the weight from global memory).
 std::uint32_t staged_weight_bytes(const RowGeometry& g, int bound, std::size_t elem_size,
                                   std::int64_t d, bool has_weight, bool staged);

@@ -58,6 +58,16 @@ bool read_stage_weight(VariantReader& v) {
   return v.get("stage_weight", "auto", {"auto", "0"}) == "auto";
 }
 
+// The dynamic shared memory of an rmsnorm or add_rmsnorm launch: the packed or staged schedule's,
+// else the register kernel's staged weight (staged_weight_bytes: none outside STAGE_WEIGHT).
+std::uint32_t register_family_shared_bytes(const PackedPlan& packed, const StagedPlan& staged,
+                                           const RowGeometry& g, int wide, std::size_t elem,
+                                           std::int64_t d, bool has_weight, bool stage_weight) {
+  if (packed.packed) return packed.shared_bytes;
+  if (staged.staged) return staged.shared_bytes;
+  return staged_weight_bytes(g, wide, elem, d, has_weight, stage_weight);
+}
+
 // Every row stride equals d: the rows lie back to back (schedule=packed).
 bool strides_dense(const std::map<std::string, std::int64_t>& strides, std::int64_t d) {
   for (const auto& [name, stride] : strides)
@@ -175,10 +185,8 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, packed.packed ? packed.shared_bytes
-                    : staged.staged ? staged.shared_bytes
-                                    : staged_weight_bytes(g, wide, elem, s.d, weight != "none",
-                                                          stage_weight));
+  set_geometry(L, g, register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
+                                                 weight != "none", stage_weight));
   L.oracle = "kernel.rmsnorm";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   return {L};
@@ -258,10 +266,8 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, packed.packed ? packed.shared_bytes
-                    : staged.staged ? staged.shared_bytes
-                                    : staged_weight_bytes(g, wide, elem, s.d, weight != "none",
-                                                          stage_weight));
+  set_geometry(L, g, register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
+                                                 weight != "none", stage_weight));
   L.oracle = "kernel.add_rmsnorm";
   L.scalars = {{"eps", eps},
                {"weight_mode", weight_mode_code(weight)},

@@ -96,8 +96,8 @@ std::uint32_t staged_weight_bytes(const RowGeometry& g, int bound, std::size_t e
                                   std::int64_t d, bool has_weight, bool staged) {
   // A row that streams (several tiles) could need more than a block's shared memory: not staged.
   if (!staged || !has_weight || g.streams || !wide_fills_bound(g, bound)) return 0;
-  const std::int64_t whole_chunks = d * static_cast<std::int64_t>(elem_size) / 16;
-  return static_cast<std::uint32_t>(whole_chunks * 16);
+  const std::int64_t whole_chunks = d * static_cast<std::int64_t>(elem_size) / kChunkBytes;
+  return static_cast<std::uint32_t>(whole_chunks * kChunkBytes);
 }
 
 }  // namespace ladder::kernels::detail

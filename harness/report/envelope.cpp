@@ -1,23 +1,21 @@
 #include "harness/report/envelope.h"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "harness/core/text.h"
+
 namespace ladder {
 namespace {
 
 std::int64_t parse_int(const std::string& text, const std::string& spec, const std::string& option) {
-  std::int64_t v = 0;
-  const char* end = text.data() + text.size();
-  const auto [p, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || p != end || text.empty())
-    throw std::invalid_argument(fmt::format("{} '{}': expected an integer, got '{}'", option, spec, text));
-  if (v < 0) throw std::invalid_argument(fmt::format("{} '{}': expected a value >= 0, got {}", option, spec, v));
-  return v;
+  const auto v = parse_integer(text);
+  if (!v) throw std::invalid_argument(fmt::format("{} '{}': expected an integer, got '{}'", option, spec, text));
+  if (*v < 0) throw std::invalid_argument(fmt::format("{} '{}': expected a value >= 0, got {}", option, spec, *v));
+  return *v;
 }
 
 constexpr std::size_t kMaxValuesPerDim = 1 << 20;
@@ -28,7 +26,7 @@ constexpr std::size_t kMaxMapColumns = 128;
 SweepDim parse_sweep_dim(const std::string& spec, const std::string& option) {
   const auto eq = spec.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw std::invalid_argument(fmt::format("{} '{}': expected NAME=LO..HI[:STEP] or NAME=V1,V2,...", option, spec, option));
+    throw std::invalid_argument(fmt::format("{} '{}': expected NAME=LO..HI[:STEP] or NAME=V1,V2,...", option, spec));
   SweepDim dim;
   dim.name = spec.substr(0, eq);
   const std::string rest = spec.substr(eq + 1);
@@ -37,8 +35,8 @@ SweepDim parse_sweep_dim(const std::string& spec, const std::string& option) {
     const std::int64_t lo = parse_int(rest.substr(0, dots), spec, option);
     const std::int64_t hi = parse_int(rest.substr(dots + 2, colon == std::string::npos ? std::string::npos : colon - dots - 2), spec, option);
     const std::int64_t step = colon == std::string::npos ? 1 : parse_int(rest.substr(colon + 1), spec, option);
-    if (hi < lo) throw std::invalid_argument(fmt::format("{} '{}': expected LO <= HI", option, spec, option));
-    if (step < 1) throw std::invalid_argument(fmt::format("{} '{}': expected a step >= 1", option, spec, option));
+    if (hi < lo) throw std::invalid_argument(fmt::format("{} '{}': expected LO <= HI", option, spec));
+    if (step < 1) throw std::invalid_argument(fmt::format("{} '{}': expected a step >= 1", option, spec));
     if (static_cast<std::uint64_t>((hi - lo) / step) >= kMaxValuesPerDim)
       throw std::invalid_argument(fmt::format("{} '{}': more than {} values", option, spec, kMaxValuesPerDim));
     for (std::int64_t v = lo; v <= hi; v += step) dim.values.push_back(v);

@@ -11,6 +11,7 @@
 #include "harness/checks/oracle_registry.h"
 #include "harness/core/dtype.h"
 #include "harness/core/result.h"
+#include "harness/core/text.h"
 #include "harness/device/buffers.h"
 #include "harness/device/generators.h"
 #include "harness/isolate/plan.h"
@@ -97,11 +98,6 @@ std::vector<std::string> write_reproducer(const Rung& rung, const Case& c, const
     write_file(out / rel, bytes);
     files.push_back(rel);
   };
-  auto read = [](const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw std::runtime_error(fmt::format("cannot read {}", p.string()));
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
 
   // Sources: a production kernel's folder whole (its headers include each other), a probe's
   // file alone.
@@ -115,13 +111,13 @@ std::vector<std::string> write_reproducer(const Rung& rung, const Case& c, const
       source_rel[k.source] = "kernels/" + src.filename().string();
     } else {
       source_rel[k.source] = "src/" + src.filename().string();
-      put(source_rel[k.source], read(src));
+      put(source_rel[k.source], read_file(src.string()));
     }
   }
   for (const auto& dir : kernel_dirs)
     for (const auto& e : fs::directory_iterator(dir))
       if (e.path().extension() == ".cuh" || e.path().extension() == ".h")
-        put("kernels/" + e.path().filename().string(), read(e.path()));
+        put("kernels/" + e.path().filename().string(), read_file(e.path().string()));
 
   // Inputs: the bytes the harness's child generates for this case (same seed, same generators).
   const std::uint64_t case_seed = mix_seed(first.seed, shape_text(c));
