@@ -190,7 +190,10 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::rmsnorm_fwd<__half, 8, 256>", "ladder::layernorm_fwd<float, 8, 256>",
                            "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, true, 512>",
                            "ladder::add_rmsnorm_fwd<__half, 8, false, 512, true>",
-                           "ladder::rmsnorm_fwd<__nv_bfloat16, 8, 256, true>"}) {
+                           "ladder::rmsnorm_fwd<__nv_bfloat16, 8, 256, true>",
+                           "ladder::rmsnorm_fwd_decode<__half>",
+                           "ladder::add_rmsnorm_fwd_decode<__nv_bfloat16, true>",
+                           "ladder::add_rmsnorm_fwd_decode<float, false>"}) {
     INFO(must);
     CHECK(entries.count(must) == 1);
   }

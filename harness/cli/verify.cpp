@@ -34,6 +34,8 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // packed: spans of packed rows as one flat array; span_rows=8 makes many small spans and a short
 // last one, packed_threads narrow and wide blocks; strided rows (and rows shorter than a chunk)
 // fall back to the register kernel.
+// decode: one chunk a thread, one row a block, at any rows (the small shapes' wider rows fall
+// back to the register kernel); odd strides take its element-wise path.
 // Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
 const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
     {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 16383}, {3, 32765}, {3, 32768}, {2, 65536}};
@@ -56,7 +58,10 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "packed"}, {"weight", "none"}, {"write_rstd", "0"}, {"packed_threads", "128"}},
             {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_threads", "1024"}},
             {{"schedule", "packed"}, {"strided", "odd"}},
-            {{"schedule", "packed"}, {"weight_copies", "one"}, {"weight", "gemma"}}};
+            {{"schedule", "packed"}, {"weight_copies", "one"}, {"weight", "gemma"}},
+            {{"schedule", "decode"}}, {{"schedule", "decode"}, {"inplace", "y_x"}, {"weight", "gemma"}},
+            {{"schedule", "decode"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
+            {{"schedule", "decode"}, {"strided", "1"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
             {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},
@@ -71,7 +76,10 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "packed"}, {"inplace", "h_r"}, {"weight", "gemma"}},
             {{"schedule", "packed"}, {"weight", "none"}, {"span_rows", "8"}, {"packed_threads", "128"}},
-            {{"schedule", "packed"}, {"weight_copies", "one"}, {"inplace", "both"}}};
+            {{"schedule", "packed"}, {"weight_copies", "one"}, {"inplace", "both"}},
+            {{"schedule", "decode"}}, {{"schedule", "decode"}, {"inplace", "both"}, {"convention", "B"}},
+            {{"schedule", "decode"}, {"strided", "odd"}, {"weight", "gemma"}},
+            {{"schedule", "decode"}, {"inplace", "h_r"}, {"weight", "none"}, {"write_rstd", "0"}}};
   if (op == "layernorm")
     return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"strided", "odd"}},

@@ -64,8 +64,8 @@ struct StagedPlan {
   std::uint32_t shared_bytes = 0;
 };
 // The values of the "schedule" variant: every forward op with a staged kernel, and rmsnorm, which
-// also has rows2|rows4 (rmsnorm_fwd_rows); each also has wide (read_wide) and packed
-// (read_packed). layernorm has the register kernel, plain or wide, and packed.
+// also has rows2|rows4 (rmsnorm_fwd_rows); each also has wide (read_wide), packed (read_packed)
+// and decode (read_decode). layernorm has the register kernel, plain or wide, and packed.
 extern const std::vector<std::string> kStagedSchedules;
 extern const std::vector<std::string> kRmsnormSchedules;
 extern const std::vector<std::string> kLayernormSchedules;
@@ -124,6 +124,15 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
 // registers with that many rows; elsewhere 1. g: the register kernel's geometry.
 int read_rows(VariantReader& v, std::size_t elem_size, const Shape& s, bool misaligned,
               const RowLimits& limits, int forced_items, int rows_per_block, RowGeometry& g);
+
+// schedule=decode (plan_decode.cpp): rmsnorm_fwd_decode and add_rmsnorm_fwd_decode, one chunk a
+// thread and one row a block, where one block of at most 1024 threads covers the row (elsewhere
+// the register kernel runs). auto takes it for few rows on the 16-byte grid that the register
+// geometry g already gives one chunk a thread in whole warps; other_schedule: another schedule
+// was taken. Returns true when decode, and rewrites g for it.
+bool read_decode(VariantReader& v, const std::vector<std::string>& schedules,
+                 std::size_t elem_size, const Shape& s, bool misaligned, const RowLimits& limits,
+                 int forced_items, int rows_per_block, bool other_schedule, RowGeometry& g);
 
 // Row strides for the named [rows, d] tensors. strided: "0" dense; "1" padded by whole 16-byte
 // chunks (the vector path stays legal); "odd": each tensor padded by a different odd amount (rows

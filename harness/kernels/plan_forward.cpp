@@ -155,14 +155,17 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const int rows_per_thread = read_rows(v, elem, s, misaligned, limits, forced, rpb, g);
   const PackedPlan packed = read_packed(v, op, kRmsnormSchedules, elem, 1, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
+  const bool decode = read_decode(v, kRmsnormSchedules, elem, s, misaligned, limits, forced, rpb,
+                                  wide != 0 || staged.staged || rows_per_thread > 1 || packed.packed, g);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
   expect_one_schedule(op, wide, staged.staged || rows_per_thread > 1);
 
   KernelLaunch L;
-  L.source = source_path(packed.packed ? "packed_norm.cuh" : "rmsnorm.cuh");
+  L.source = source_path(packed.packed ? "packed_norm.cuh" : decode ? "decode_norm.cuh" : "rmsnorm.cuh");
   L.entry = packed.packed         ? packed_entry("rmsnorm_fwd_packed", ref.dtype, packed)
+            : decode              ? "ladder::rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + ">"
             : staged.staged       ? entry("rmsnorm_fwd_staged", ref.dtype, g.items,
                                           ", " + std::to_string(staged.stages))
             : rows_per_thread > 1 ? entry("rmsnorm_fwd_rows", ref.dtype, g.items,
@@ -229,17 +232,20 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
                                         allowed_items(elem, limits), device, g);
   const PackedPlan packed = read_packed(v, op, kStagedSchedules, elem, 1, 2, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
+  const bool decode = read_decode(v, kStagedSchedules, elem, s, misaligned, limits, forced, rpb,
+                                  wide != 0 || staged.staged || packed.packed, g);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
   expect_one_schedule(op, wide, staged.staged);
 
   KernelLaunch L;
-  L.source = source_path(packed.packed ? "packed_norm.cuh" : "add_rmsnorm.cuh");
+  L.source = source_path(packed.packed ? "packed_norm.cuh" : decode ? "decode_norm.cuh" : "add_rmsnorm.cuh");
   // f32 has nothing to round, so convention B is the same code as A: one instantiation.
   const bool round_sum = convention == "B" && ref.dtype != DType::F32;
   const std::string round_arg = round_sum ? ", true" : ", false";
   L.entry = packed.packed ? packed_entry("add_rmsnorm_fwd_packed", ref.dtype, packed, round_arg)
+            : decode      ? "ladder::add_rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + round_arg + ">"
             : staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
                                     round_arg + ", " + std::to_string(staged.stages))
                             : entry("add_rmsnorm_fwd", ref.dtype, g.items,

@@ -1,0 +1,120 @@
+// Decode rows: RMSNorm and fused add + RMSNorm forward for a few rows (token-by-token generation),
+// where the time of one launch is latency, not bandwidth. One 16-byte chunk a thread, one row a
+// block: the loads, one reduction and the stores, with none of the register kernels' tile loop,
+// phase grid or inside copy, so the code a cold launch fetches is short.
+// Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh.
+#pragma once
+#include "add_rmsnorm.cuh"
+#include "norm_common.cuh"
+
+namespace ladder {
+namespace norm {
+
+// A decode launch gives each row one block of whole warps with a chunk a thread: a narrower
+// block would leave columns unwritten, and several row groups a block are not supported, so
+// either traps (a crash the harness reports) rather than returning a partial row.
+template <typename T>
+__device__ __forceinline__ void trap_unless_one_chunk_a_thread(int d) {
+  if (blockDim.y != 1 || (blockDim.x & 31) != 0 ||
+      static_cast<long long>(blockDim.x) * Elem<T>::kVec < d)
+    __trap();
+}
+
+// One chunk of a decode row. `whole` (uniform over the row): every pointer on the 16-byte grid
+// and d a whole number of chunks, so each lane's chunk is one 16-byte access or, past the row's
+// end, none; the branch keeps that path straight-line. Otherwise element by element.
+template <typename T, Load KIND = Load::Plain>
+__device__ __forceinline__ uint4 decode_load(const T* row, int c0, int d, bool whole) {
+  if (whole) {
+    uint4 v = make_uint4(0u, 0u, 0u, 0u);
+    if (c0 < d) v = load16<KIND>(reinterpret_cast<const uint4*>(row + c0));
+    return v;
+  }
+  return gather_chunk<T, KIND == Load::ReadOnly>(row, c0, d);
+}
+
+template <typename T>
+__device__ __forceinline__ void decode_store(T* row, int c0, int d, bool whole,
+                                             const float (&v)[Elem<T>::kVec]) {
+  if (whole) {
+    if (c0 < d) *reinterpret_cast<uint4*>(row + c0) = Elem<T>::pack(v);
+    return;
+  }
+  store_chunk(row, c0, d, false, v);
+}
+
+}  // namespace norm
+
+// Same arguments, results and aliasing as rmsnorm_fwd (rmsnorm.cuh).
+// Launch: block (TPR, 1, 1), TPR a multiple of 32 with TPR * VEC >= d; grid: rows (fewer blocks
+// stride over the rest). Rows whose pointers sit off the 16-byte grid, or with d not a whole
+// number of chunks, are read and written element by element: correct, not fast (the planner
+// takes this kernel only for rows on the grid).
+template <typename T>
+__global__ void __launch_bounds__(1024)
+    rmsnorm_fwd_decode(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
+                       int y_stride, float eps, float w_offset) {
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  norm::trap_unless_one_chunk_a_thread<T>(d);
+  __shared__ norm::ReduceScratch<1> scratch;
+  int parity = 0;
+  const int c0 = static_cast<int>(threadIdx.x) * kVec;
+  const bool w_vec = (w == nullptr || norm::offset_in_chunk(w) == 0) && d % kVec == 0;
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* xr = x + row * x_stride;
+    T* yr = y + row * y_stride;
+    const bool vec = w_vec && norm::offset_in_chunk(xr) == 0 && norm::offset_in_chunk(yr) == 0;
+    const uint4 xs = norm::decode_load<T>(xr, c0, d, vec);
+    uint4 ws = make_uint4(0u, 0u, 0u, 0u);
+    if (w != nullptr) ws = norm::decode_load<T, norm::Load::ReadOnly>(w, c0, d, vec);
+    float v[kVec];
+    E::unpack(xs, v);  // columns past d were loaded as 0: they add nothing
+    float sum_sq = 0.f;
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) sum_sq = fmaf(v[e], v[e], sum_sq);
+    const float inv_rms = norm::row_inv_rms(sum_sq, scratch, parity, d, eps, rstd, row, true);
+    norm::scale_by_rms<T>(v, inv_rms, w != nullptr, ws, w_offset);
+    norm::decode_store(yr, c0, d, vec, v);
+  }
+}
+
+// Same arguments, results and aliasing as add_rmsnorm_fwd (add_rmsnorm.cuh); launch as
+// rmsnorm_fwd_decode. h goes out before the reduction, so its stores overlap it; each thread
+// has read its chunk of r (which h may alias) by then.
+template <typename T, bool ROUND_SUM>
+__global__ void __launch_bounds__(1024)
+    add_rmsnorm_fwd_decode(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
+                           int d, int x_stride, int r_stride, int h_stride, int y_stride,
+                           float eps, float w_offset) {
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  norm::trap_unless_one_chunk_a_thread<T>(d);
+  __shared__ norm::ReduceScratch<1> scratch;
+  int parity = 0;
+  const int c0 = static_cast<int>(threadIdx.x) * kVec;
+  const bool w_vec = (w == nullptr || norm::offset_in_chunk(w) == 0) && d % kVec == 0;
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* xr = x + row * x_stride;
+    const T* rr = r + row * r_stride;
+    T* hr = h + row * h_stride;
+    T* yr = y + row * y_stride;
+    const bool vec = w_vec && norm::offset_in_chunk(xr) == 0 && norm::offset_in_chunk(rr) == 0 &&
+                     norm::offset_in_chunk(hr) == 0 && norm::offset_in_chunk(yr) == 0;
+    const uint4 xs = norm::decode_load<T>(xr, c0, d, vec);
+    const uint4 rs = norm::decode_load<T>(rr, c0, d, vec);
+    uint4 ws = make_uint4(0u, 0u, 0u, 0u);
+    if (w != nullptr) ws = norm::decode_load<T, norm::Load::ReadOnly>(w, c0, d, vec);
+    float s[kVec];
+    norm::chunk_sum<T, ROUND_SUM>(xs, rs, s);
+    float sum_sq = 0.f;
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) sum_sq = fmaf(s[e], s[e], sum_sq);
+    norm::decode_store(hr, c0, d, vec, s);
+    const float inv_rms = norm::row_inv_rms(sum_sq, scratch, parity, d, eps, rstd, row, true);
+    norm::scale_by_rms<T>(s, inv_rms, w != nullptr, ws, w_offset);
+    norm::decode_store(yr, c0, d, vec, s);
+  }
+}
+
+}  // namespace ladder

@@ -1,0 +1,71 @@
+// The decode schedule (kernels/decode_norm.cuh): where auto takes it, its block and grid, and
+// where schedule=decode falls back to the register kernel. No GPU needed.
+#include <string>
+
+#include "tests/catch.h"
+#include "tests/plan_helpers.h"
+
+using namespace ladder_test;
+
+namespace {
+
+bool is_decode(const KernelLaunch& L) { return L.entry.find("_decode<") != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("decode schedule: auto takes few rows of one chunk a thread in whole warps",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  const auto one = entry_of({"rmsnorm", DType::BF16, {}}, 1, 4096);
+  CHECK(one.entry == "ladder::rmsnorm_fwd_decode<__nv_bfloat16>");
+  CHECK(one.source.find("decode_norm.cuh") != std::string::npos);
+  CHECK(one.block[0] == 512);
+  CHECK(one.block[1] == 1);
+  CHECK(one.grid[0] == 1);
+  CHECK(one.shared_bytes == 0);
+  const auto add = entry_of({"add_rmsnorm", DType::BF16, {}}, 1, 4096);
+  CHECK(add.entry == "ladder::add_rmsnorm_fwd_decode<__nv_bfloat16, false>");
+  CHECK(entry_of({"add_rmsnorm", DType::F16, {{"convention", "B"}}}, 1, 4096).entry ==
+        "ladder::add_rmsnorm_fwd_decode<__half, true>");
+  // f32 has nothing to round: convention B is convention A's instantiation.
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {{"convention", "B"}}}, 3, 2048).entry ==
+        "ladder::add_rmsnorm_fwd_decode<float, false>");
+  const auto batch = entry_of({"rmsnorm", DType::F16, {}}, 83, 768);  // 96 chunks: three warps
+  CHECK(is_decode(batch));
+  CHECK(batch.block[0] == 96);
+  CHECK(batch.grid[0] == 83);
+
+  // Not decode: rows enough to fill the machine, rows off the 16-byte grid, rows of a warp's
+  // chunks or fewer, rows the register planner gives two chunks a thread, pinned ITEMS or rpb,
+  // and schedule=regs.
+  CHECK_FALSE(is_decode(entry_of({"rmsnorm", DType::BF16, {}}, 264, 4096)));
+  CHECK(is_decode(entry_of({"rmsnorm", DType::BF16, {}}, 263, 4096)));
+  CHECK_FALSE(is_decode(entry_of({"rmsnorm", DType::BF16, {{"strided", "odd"}}}, 1, 4096)));
+  CHECK_FALSE(is_decode(entry_of({"rmsnorm", DType::BF16, {}}, 1, 4097)));  // 4097: off the grid
+  CHECK_FALSE(is_decode(entry_of({"rmsnorm", DType::BF16, {}}, 1, 256)));
+  CHECK_FALSE(is_decode(entry_of({"rmsnorm", DType::BF16, {}}, 1, 8192)));
+  CHECK_FALSE(is_decode(entry_of({"add_rmsnorm", DType::BF16, {{"items", "1"}}}, 1, 4096)));
+  CHECK_FALSE(is_decode(entry_of({"rmsnorm", DType::BF16, {{"rpb", "1"}}}, 1, 4096)));
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "regs"}}}, 1, 4096).entry ==
+        "ladder::rmsnorm_fwd<__nv_bfloat16, 1>");
+  CHECK_FALSE(is_decode(entry_of({"layernorm", DType::BF16, {}}, 1, 4096)));
+}
+
+TEST_CASE("schedule=decode: any rows a block of 1024 threads covers; wider rows fall back",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  const auto tiny = entry_of({"rmsnorm", DType::F32, {{"schedule", "decode"}}}, 1, 1);
+  CHECK(tiny.entry == "ladder::rmsnorm_fwd_decode<float>");
+  CHECK(tiny.block[0] == 32);  // whole warps, even for one element
+  const auto many = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "decode"}}}, 4096, 8192);
+  CHECK(is_decode(many));
+  CHECK(many.block[0] == 1024);
+  CHECK(many.grid[0] == 4096);
+  // Off the grid: still decode (the kernel gathers), only auto avoids it.
+  CHECK(is_decode(entry_of({"rmsnorm", DType::F16, {{"schedule", "decode"}, {"strided", "odd"}}}, 7, 769)));
+  // 1025 chunks and more: the register kernel.
+  const auto wide = entry_of({"rmsnorm", DType::BF16, {{"schedule", "decode"}}}, 2, 8200);
+  CHECK_FALSE(is_decode(wide));
+  CHECK(entry_of({"rmsnorm", DType::F32, {{"schedule", "decode"}}}, 2, 4096).block[0] == 1024);
+  CHECK_FALSE(is_decode(entry_of({"rmsnorm", DType::F32, {{"schedule", "decode"}}}, 2, 4097)));
+}
