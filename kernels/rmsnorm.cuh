@@ -23,7 +23,7 @@ namespace ladder {
 // chunks are read whole and the weight skewed. Aligned launches keep false.
 template <typename T, int ITEMS, int MAX_THREADS = 1024, bool STAGE_WEIGHT = false,
           bool OFF_GRID = false>
-__global__ void __launch_bounds__(MAX_THREADS, STAGE_WEIGHT ? (MAX_THREADS > 256 ? 2 : 3) : 0)
+__global__ void __launch_bounds__(MAX_THREADS, STAGE_WEIGHT ? 3 : 0)
     rmsnorm_fwd(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                 int y_stride, float eps, float w_offset) {
   using E = norm::Elem<T>;

@@ -41,10 +41,9 @@ ladder::toolchain::CompileRequest entry_request(
 }
 
 // Shapes every specialization is planned at for the coverage and compile checks: a small row
-// takes most builds; rows of 16384 and 32768 take those only wide rows reach (wide blocks that
-// fill their bound of 256 or 512 threads, the staged schedules' two-stage fallbacks).
+// takes most builds; a row of 32768 at 512 rows takes those only wide rows reach (a wide block
+// that fills its bound, the staged schedules' two-stage fallbacks).
 const std::vector<std::map<std::string, std::int64_t>> kCompileShapes{{{"rows", 3}, {"d", 1000}},
-                                                                     {{"rows", 3}, {"d", 16384}},
                                                                      {{"rows", 512}, {"d", 32768}}};
 
 }  // namespace
@@ -192,7 +191,6 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, true, 512>",
                            "ladder::add_rmsnorm_fwd<__half, 8, false, 512, true>",
                            "ladder::rmsnorm_fwd<__nv_bfloat16, 8, 256, true>",
-                           "ladder::rmsnorm_fwd<__half, 8, 512, true>",
                            "ladder::rmsnorm_fwd_decode<__half>",
                            "ladder::add_rmsnorm_fwd_decode<__nv_bfloat16, true>",
                            "ladder::add_rmsnorm_fwd_decode<float, false>"}) {

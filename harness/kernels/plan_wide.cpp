@@ -14,13 +14,7 @@ namespace {
 constexpr int kWideItems = 8;
 
 // The launch bound each op's wide kernel is instantiated with: the one it was measured under.
-// rmsnorm rows that one 256-thread tile cannot hold (d = 16385..32768 in 16 bits) take 512, so
-// that one tile still holds them (two blocks an SM).
-int wide_bound(const std::string& op, std::int64_t chunks) {
-  if (op == "add_rmsnorm") return 512;
-  if (op == "rmsnorm" && chunks > std::int64_t{256} * kWideItems) return 512;
-  return 256;
-}
+int wide_bound(const std::string& op) { return op == "add_rmsnorm" ? 512 : 256; }
 
 // Where the H200 measured the wide kernel faster than every other schedule (calls 26 and 27,
 // reports/h200/sweep-wide.txt; aligned rows, at least 4096 of them; call 34 confirmed the rule
@@ -43,12 +37,10 @@ int wide_bound(const std::string& op, std::int64_t chunks) {
 //   4096x24576, which stages otherwise, 206.5-206.8 against 208.3-209.6 staged.
 bool wide_measured_faster(const std::string& op, std::size_t elem_size, std::int64_t chunks,
                           const RowGeometry& g) {
-  const bool one_wide_tile = chunks <= std::int64_t{wide_bound(op, chunks)} * kWideItems;
+  const bool one_wide_tile = chunks <= std::int64_t{wide_bound(op)} * kWideItems;
   if (!one_wide_tile) return false;
   if (g.streams) return op == "add_rmsnorm" && elem_size == 2;
-  if (op == "rmsnorm")
-    return elem_size == 2 && g.items == 4 && g.threads_per_row > 256 &&
-           chunks <= std::int64_t{256} * kWideItems;
+  if (op == "rmsnorm") return elem_size == 2 && g.items == 4 && g.threads_per_row > 256;
   if (op == "add_rmsnorm") return elem_size == 2 && g.threads_per_row > 512;
   if (op == "layernorm") return elem_size == 4 && g.items == 4 && g.threads_per_row >= 256;
   return false;
@@ -72,7 +64,7 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
     wide = wide_measured_faster(op, elem_size, chunks, g);
   if (!wide) return 0;
 
-  const int bound = wide_bound(op, chunks);
+  const int bound = wide_bound(op);
   RowGeometry w = g;
   w.items = kWideItems;
   if (chunks <= std::int64_t{kWarp} * kWideItems) {
