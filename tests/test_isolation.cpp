@@ -72,3 +72,13 @@ TEST_CASE("a program that cannot be started is reported, not crashed on", "[isol
   CHECK(run.exit_code == 127);
   CHECK(classify_child_end(run, 5).unresolved);
 }
+
+TEST_CASE("several workers start the rungs with the most cases first; one keeps their order",
+          "[isolation]") {
+  std::vector<Rung> rungs(5);
+  const std::size_t cases[] = {1, 768, 13, 13, 2};
+  for (std::size_t i = 0; i < rungs.size(); ++i) rungs[i].cases.resize(cases[i]);
+  CHECK(dispatch_order(rungs, 6) == std::vector<std::size_t>{1, 2, 3, 4, 0});
+  CHECK(dispatch_order(rungs, 1) == std::vector<std::size_t>{0, 1, 2, 3, 4});
+  CHECK(dispatch_order({}, 4).empty());
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 #include <fmt/format.h>
@@ -250,13 +251,25 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
   return r;
 }
 
+std::vector<std::size_t> dispatch_order(const std::vector<Rung>& rungs, int jobs) {
+  std::vector<std::size_t> order(rungs.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  if (jobs > 1)
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return rungs[a].cases.size() > rungs[b].cases.size();
+    });
+  return order;
+}
+
 std::vector<RungResult> run_rungs(const std::vector<Rung>& rungs, const RunnerOptions& opts, ToolchainFacts& facts,
                                   const std::function<void(const RungResult&)>& on_done) {
   std::vector<std::optional<RungResult>> slots(rungs.size());
+  const std::vector<std::size_t> order = dispatch_order(rungs, opts.jobs);
   std::atomic<std::size_t> next{0};
   std::mutex mu;
   auto worker = [&] {
-    for (std::size_t i; (i = next++) < rungs.size() && !stop_requested();) {
+    for (std::size_t k; (k = next++) < rungs.size() && !stop_requested();) {
+      const std::size_t i = order[k];
       ToolchainFacts local;
       RungResult r = run_rung(rungs[i], opts, local);
       std::lock_guard lock(mu);

@@ -29,8 +29,14 @@ struct ToolchainFacts {
 
 RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts& facts);
 
-// Runs rungs on `opts.jobs` workers; `on_done` is called (serialized) as each finishes.
-// Results come back in the rungs' order. Rungs never started (interrupted) are absent.
+// The order in which `jobs` workers start the rungs: in order for one worker; for several, the
+// rungs with the most cases first (stable), so that a long rung (an envelope of hundreds of
+// shapes) does not start last and leave the others' workers idle at the end of the run.
+std::vector<std::size_t> dispatch_order(const std::vector<Rung>& rungs, int jobs);
+
+// Runs rungs on `opts.jobs` workers, started in dispatch_order; `on_done` is called
+// (serialized) as each finishes. Results come back in the rungs' order. Rungs never started
+// (interrupted) are absent.
 std::vector<RungResult> run_rungs(const std::vector<Rung>& rungs, const RunnerOptions& opts, ToolchainFacts& facts,
                                   const std::function<void(const RungResult&)>& on_done);
 
