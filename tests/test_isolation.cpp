@@ -73,12 +73,18 @@ TEST_CASE("a program that cannot be started is reported, not crashed on", "[isol
   CHECK(classify_child_end(run, 5).unresolved);
 }
 
-TEST_CASE("several workers start the rungs with the most cases first; one keeps their order",
+TEST_CASE("several workers start the costliest rungs first; one keeps their order",
           "[isolation]") {
+  // Cost: a unit a case plus a unit a Mi of shape. Rung 1 is an envelope of 768 small shapes,
+  // rung 3 a few large ones (3 x (1 + 16) = 51), rungs 0, 2 and 4 small.
   std::vector<Rung> rungs(5);
-  const std::size_t cases[] = {1, 768, 13, 13, 2};
-  for (std::size_t i = 0; i < rungs.size(); ++i) rungs[i].cases.resize(cases[i]);
-  CHECK(dispatch_order(rungs, 6) == std::vector<std::size_t>{1, 2, 3, 4, 0});
+  const std::size_t cases[] = {7, 768, 13, 3, 7};
+  for (std::size_t i = 0; i < rungs.size(); ++i) rungs[i].cases.assign(cases[i], Case{{"rows", 3}, {"d", 100}});
+  rungs[3].cases.assign(3, Case{{"rows", 4096}, {"d", 4096}});
+  CHECK(expected_cost(rungs[3]) == Approx(51.0));
+  CHECK(dispatch_order(rungs, 6) == std::vector<std::size_t>{1, 3, 2, 0, 4});
   CHECK(dispatch_order(rungs, 1) == std::vector<std::size_t>{0, 1, 2, 3, 4});
   CHECK(dispatch_order({}, 4).empty());
+  rungs[4].expect = FailReason::Timeout;  // it will wait its whole timeout
+  CHECK(dispatch_order(rungs, 6) == std::vector<std::size_t>{4, 1, 3, 2, 0});
 }

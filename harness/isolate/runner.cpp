@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -251,13 +252,27 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
   return r;
 }
 
+double expected_cost(const Rung& rung) {
+  // A rung expected to hang takes its whole timeout: longer than any cost below.
+  if (rung.expect == FailReason::Timeout) return std::numeric_limits<double>::infinity();
+  double cost = 0;
+  for (const Case& c : rung.cases) {
+    double size = 1;
+    for (const auto& [dim, value] : c) size *= static_cast<double>(std::max<std::int64_t>(1, value));
+    cost += 1 + size / (1 << 20);
+  }
+  return cost;
+}
+
 std::vector<std::size_t> dispatch_order(const std::vector<Rung>& rungs, int jobs) {
   std::vector<std::size_t> order(rungs.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  if (jobs > 1)
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return rungs[a].cases.size() > rungs[b].cases.size();
-    });
+  if (jobs > 1) {
+    std::vector<double> cost(rungs.size());
+    for (std::size_t i = 0; i < rungs.size(); ++i) cost[i] = expected_cost(rungs[i]);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+  }
   return order;
 }
 

@@ -29,9 +29,14 @@ struct ToolchainFacts {
 
 RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts& facts);
 
+// A rung's expected cost, for ordering only: one unit a case plus one a Mi of its shape (the
+// product of the case's dimensions), so an envelope of hundreds of small shapes and a few cases
+// of 4096 x 4096 both count as long. A rung expected to time out comes before all others.
+double expected_cost(const Rung& rung);
+
 // The order in which `jobs` workers start the rungs: in order for one worker; for several, the
-// rungs with the most cases first (stable), so that a long rung (an envelope of hundreds of
-// shapes) does not start last and leave the others' workers idle at the end of the run.
+// costliest first (stable), so that a long rung does not start last and leave the other
+// workers idle at the end of the run.
 std::vector<std::size_t> dispatch_order(const std::vector<Rung>& rungs, int jobs);
 
 // Runs rungs on `opts.jobs` workers, started in dispatch_order; `on_done` is called
