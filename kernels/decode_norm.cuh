@@ -6,18 +6,17 @@
 #pragma once
 #include "add_rmsnorm.cuh"
 #include "norm_common.cuh"
-#include "staged_common.cuh"
 
 namespace ladder {
 namespace norm {
 
-// A row-a-block launch gives each row one block of whole warps with ITEMS chunks a thread: a
-// narrower block would leave columns unwritten, and several row groups a block are not
-// supported, so either traps (a crash the harness reports) rather than returning a partial row.
-template <typename T, int ITEMS = 1>
-__device__ __forceinline__ void trap_unless_row_fits_block(int d) {
+// A decode launch gives each row one block of whole warps with a chunk a thread: a narrower
+// block would leave columns unwritten, and several row groups a block are not supported, so
+// either traps (a crash the harness reports) rather than returning a partial row.
+template <typename T>
+__device__ __forceinline__ void trap_unless_one_chunk_a_thread(int d) {
   if (blockDim.y != 1 || (blockDim.x & 31) != 0 ||
-      static_cast<long long>(blockDim.x) * ITEMS * Elem<T>::kVec < d)
+      static_cast<long long>(blockDim.x) * Elem<T>::kVec < d)
     __trap();
 }
 
@@ -57,7 +56,7 @@ __global__ void __launch_bounds__(1024)
                        int y_stride, float eps, float w_offset) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
-  norm::trap_unless_row_fits_block<T>(d);
+  norm::trap_unless_one_chunk_a_thread<T>(d);
   __shared__ norm::ReduceScratch<1> scratch;
   int parity = 0;
   const int c0 = static_cast<int>(threadIdx.x) * kVec;
@@ -80,101 +79,42 @@ __global__ void __launch_bounds__(1024)
   }
 }
 
-namespace norm {
-
-// add_rmsnorm_fwd's results for rows one a block, ITEMS chunks a thread (chunk i of thread tx at
-// column (i * blockDim.x + tx) * VEC). The sum h = x + r stays in fp32 registers between the
-// passes (16-bit x and r packed take as many), so the second pass recomputes nothing. h goes
-// out before the reduction, so its stores overlap it; each thread has read its chunks of r
-// (which h may alias) by then. STAGE_WEIGHT: the weight is staged in dynamic shared memory
-// once a block (StagedWeight); without it each thread loads its weight chunks with its row.
-// THREADS > 0: the block is THREADS wide (else it traps), so each chunk's address is the
-// first one's plus a constant and the ITEMS addresses take no registers of their own.
-template <typename T, int ITEMS, bool ROUND_SUM, bool STAGE_WEIGHT, int THREADS = 0>
-__device__ __forceinline__ void add_rmsnorm_block_rows(T* y, T* h, const T* x, const T* r,
-                                                       const T* w, float* rstd, int rows, int d,
-                                                       int x_stride, int r_stride, int h_stride,
-                                                       int y_stride, float eps, float w_offset) {
-  using E = Elem<T>;
-  constexpr int kVec = E::kVec;
-  trap_unless_row_fits_block<T, ITEMS>(d);
-  if (THREADS > 0 && blockDim.x != THREADS) __trap();
-  const int step = THREADS > 0 ? THREADS * kVec : static_cast<int>(blockDim.x) * kVec;
-  __shared__ ReduceScratch<1> scratch;
-  extern __shared__ uint4 weight_memory[];
-  StagedWeight<T> staged_w;
-  if constexpr (STAGE_WEIGHT) staged_w.stage(w, d, weight_memory);
-  int parity = 0;
-  int c0[ITEMS];
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) c0[i] = static_cast<int>(threadIdx.x) * kVec + i * step;
-  const bool w_vec = (w == nullptr || offset_in_chunk(w) == 0) && d % kVec == 0;
-  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
-    const T* xr = x + row * x_stride;
-    const T* rr = r + row * r_stride;
-    T* hr = h + row * h_stride;
-    T* yr = y + row * y_stride;
-    const bool vec = w_vec && offset_in_chunk(xr) == 0 && offset_in_chunk(rr) == 0 &&
-                     offset_in_chunk(hr) == 0 && offset_in_chunk(yr) == 0;
-    uint4 xs[ITEMS], rs[ITEMS], ws[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      xs[i] = decode_load<T>(xr, c0[i], d, vec);
-      rs[i] = decode_load<T>(rr, c0[i], d, vec);
-    }
-    if (!STAGE_WEIGHT && w != nullptr) {
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) ws[i] = decode_load<T, Load::ReadOnly>(w, c0[i], d, vec);
-    }
-    float s[ITEMS][kVec];
-    float sum_sq = 0.f;
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      chunk_sum<T, ROUND_SUM>(xs[i], rs[i], s[i]);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) sum_sq = fmaf(s[i][e], s[i][e], sum_sq);
-      decode_store(hr, c0[i], d, vec, s[i]);
-    }
-    const float inv_rms = row_inv_rms(sum_sq, scratch, parity, d, eps, rstd, row, true);
-    if constexpr (STAGE_WEIGHT) staged_w.wait();
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      uint4 wv = ws[i];
-      if (STAGE_WEIGHT && w != nullptr)
-        wv = staged_w.holds(c0[i], d, vec, false) ? staged_w.chunk(c0[i])
-                                                  : decode_load<T, Load::ReadOnly>(w, c0[i], d, vec);
-      scale_by_rms<T>(s[i], inv_rms, w != nullptr, wv, w_offset);
-      decode_store(yr, c0[i], d, vec, s[i]);
-    }
-  }
-}
-
-}  // namespace norm
-
 // Same arguments, results and aliasing as add_rmsnorm_fwd (add_rmsnorm.cuh); launch as
-// rmsnorm_fwd_decode.
+// rmsnorm_fwd_decode. h goes out before the reduction, so its stores overlap it; each thread
+// has read its chunk of r (which h may alias) by then.
 template <typename T, bool ROUND_SUM>
 __global__ void __launch_bounds__(1024)
     add_rmsnorm_fwd_decode(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
                            int d, int x_stride, int r_stride, int h_stride, int y_stride,
                            float eps, float w_offset) {
-  norm::add_rmsnorm_block_rows<T, 1, ROUND_SUM, false>(y, h, x, r, w, rstd, rows, d, x_stride,
-                                                        r_stride, h_stride, y_stride, eps,
-                                                        w_offset);
-}
-
-// Wide rows one a block: same arguments, results and aliasing as add_rmsnorm_fwd. Launch: block
-// (THREADS, 1, 1) with THREADS * ITEMS * VEC >= d (else it traps); grid: rows (fewer blocks
-// stride over the rest); d / VEC * 16 bytes of dynamic shared memory stage the weight (with
-// fewer, the weight is read from global memory). Rows off the 16-byte grid, or d not a whole
-// number of chunks, are read and written element by element.
-template <typename T, int ITEMS, bool ROUND_SUM, int THREADS>
-__global__ void __launch_bounds__(THREADS)
-    add_rmsnorm_fwd_row(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
-                        int d, int x_stride, int r_stride, int h_stride, int y_stride, float eps,
-                        float w_offset) {
-  norm::add_rmsnorm_block_rows<T, ITEMS, ROUND_SUM, true, THREADS>(
-      y, h, x, r, w, rstd, rows, d, x_stride, r_stride, h_stride, y_stride, eps, w_offset);
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  norm::trap_unless_one_chunk_a_thread<T>(d);
+  __shared__ norm::ReduceScratch<1> scratch;
+  int parity = 0;
+  const int c0 = static_cast<int>(threadIdx.x) * kVec;
+  const bool w_vec = (w == nullptr || norm::offset_in_chunk(w) == 0) && d % kVec == 0;
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* xr = x + row * x_stride;
+    const T* rr = r + row * r_stride;
+    T* hr = h + row * h_stride;
+    T* yr = y + row * y_stride;
+    const bool vec = w_vec && norm::offset_in_chunk(xr) == 0 && norm::offset_in_chunk(rr) == 0 &&
+                     norm::offset_in_chunk(hr) == 0 && norm::offset_in_chunk(yr) == 0;
+    const uint4 xs = norm::decode_load<T>(xr, c0, d, vec);
+    const uint4 rs = norm::decode_load<T>(rr, c0, d, vec);
+    uint4 ws = make_uint4(0u, 0u, 0u, 0u);
+    if (w != nullptr) ws = norm::decode_load<T, norm::Load::ReadOnly>(w, c0, d, vec);
+    float s[kVec];
+    norm::chunk_sum<T, ROUND_SUM>(xs, rs, s);
+    float sum_sq = 0.f;
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) sum_sq = fmaf(s[e], s[e], sum_sq);
+    norm::decode_store(hr, c0, d, vec, s);
+    const float inv_rms = norm::row_inv_rms(sum_sq, scratch, parity, d, eps, rstd, row, true);
+    norm::scale_by_rms<T>(s, inv_rms, w != nullptr, ws, w_offset);
+    norm::decode_store(yr, c0, d, vec, s);
+  }
 }
 
 }  // namespace ladder

@@ -134,16 +134,6 @@ bool read_decode(VariantReader& v, const std::vector<std::string>& schedules,
                  std::size_t elem_size, const Shape& s, bool misaligned, const RowLimits& limits,
                  int forced_items, int rows_per_block, bool other_schedule, RowGeometry& g);
 
-// schedule=row (plan_decode.cpp): add_rmsnorm_fwd_row, kBlockRowItems chunks a thread in a block
-// of kBlockRowThreads, one row a block, the weight staged in shared memory; where that block
-// covers the row (elsewhere the register kernel runs). auto takes it where the caller says
-// (auto_takes). Returns true when taken, and rewrites g for it.
-inline constexpr int kBlockRowThreads = 512;
-inline constexpr int kBlockRowItems = 8;
-bool read_block_row(VariantReader& v, const std::vector<std::string>& schedules,
-                    std::size_t elem_size, const Shape& s, int forced_items, int rows_per_block,
-                    bool other_schedule, bool auto_takes, RowGeometry& g);
-
 // Row strides for the named [rows, d] tensors. strided: "0" dense; "1" padded by whole 16-byte
 // chunks (the vector path stays legal); "odd": each tensor padded by a different odd amount (rows
 // start at different offsets inside a chunk, which forces the scalar path). A case key

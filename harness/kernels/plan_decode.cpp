@@ -1,8 +1,6 @@
-// The row-a-block kernels (kernels/decode_norm.cuh): schedule=decode for rmsnorm and add_rmsnorm,
-// one 16-byte chunk a thread, for the few rows of token-by-token generation; schedule=row for
-// add_rmsnorm, eight chunks a thread in a block of 512 threads with the weight staged.
+// schedule=decode for rmsnorm and add_rmsnorm: the decode kernels (kernels/decode_norm.cuh), one
+// 16-byte chunk a thread and one row a block, for the few rows of token-by-token generation.
 #include <algorithm>
-#include <string>
 
 #include "harness/kernels/plan_builder.h"
 
@@ -27,25 +25,6 @@ bool read_decode(VariantReader& v, const std::vector<std::string>& schedules,
   if (!wanted || threads > limits.max_threads_per_row) return false;
   g.items = 1;
   g.threads_per_row = static_cast<int>(threads);
-  g.rows_per_block = 1;
-  g.streams = false;
-  g.blocks = std::max<std::int64_t>(1, s.rows);
-  return true;
-}
-
-bool read_block_row(VariantReader& v, const std::vector<std::string>& schedules,
-                    std::size_t elem_size, const Shape& s, int forced_items, int rows_per_block,
-                    bool other_schedule, bool auto_takes, RowGeometry& g) {
-  const std::string schedule = v.get("schedule", "auto", schedules);
-  if (other_schedule || !(schedule == "row" || (schedule == "auto" && auto_takes))) return false;
-  if (forced_items != 0 || rows_per_block != 0)
-    fail("add_rmsnorm", "schedule=row fixes its block (" + std::to_string(kBlockRowThreads) +
-                            " threads, ITEMS " + std::to_string(kBlockRowItems) +
-                            "); drop items and rpb");
-  const std::int64_t chunks = row_chunks(elem_size, s.d, false);
-  if (chunks > std::int64_t{kBlockRowThreads} * kBlockRowItems) return false;
-  g.items = kBlockRowItems;
-  g.threads_per_row = kBlockRowThreads;
   g.rows_per_block = 1;
   g.streams = false;
   g.blocks = std::max<std::int64_t>(1, s.rows);
