@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <limits>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -253,8 +252,6 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
 }
 
 double expected_cost(const Rung& rung) {
-  // A rung expected to hang takes its whole timeout: longer than any cost below.
-  if (rung.expect == FailReason::Timeout) return std::numeric_limits<double>::infinity();
   double cost = 0;
   for (const Case& c : rung.cases) {
     double size = 1;
