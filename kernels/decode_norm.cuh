@@ -62,14 +62,17 @@ __global__ void __launch_bounds__(1024)
   __shared__ norm::ReduceScratch<1> scratch;
   int parity = 0;
   const int c0 = static_cast<int>(threadIdx.x) * kVec;
-  const bool w_vec = (w == nullptr || norm::offset_in_chunk(w) == 0) && d % kVec == 0;
+  // d is a whole number of chunks and the weight, if any, starts one; each row then adds its own
+  // pointers to decide `whole` (decode_load).
+  const bool chunks_whole = (w == nullptr || norm::offset_in_chunk(w) == 0) && d % kVec == 0;
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * x_stride;
     T* yr = y + row * y_stride;
-    const bool vec = w_vec && norm::offset_in_chunk(xr) == 0 && norm::offset_in_chunk(yr) == 0;
-    const uint4 xs = norm::decode_load<T>(xr, c0, d, vec);
+    const bool whole =
+        chunks_whole && norm::offset_in_chunk(xr) == 0 && norm::offset_in_chunk(yr) == 0;
+    const uint4 xs = norm::decode_load<T>(xr, c0, d, whole);
     uint4 ws = make_uint4(0u, 0u, 0u, 0u);
-    if (w != nullptr) ws = norm::decode_load<T, norm::Load::ReadOnly>(w, c0, d, vec);
+    if (w != nullptr) ws = norm::decode_load<T, norm::Load::ReadOnly>(w, c0, d, whole);
     float v[kVec];
     E::unpack(xs, v);  // columns past d were loaded as 0: they add nothing
     float sum_sq = 0.f;
@@ -77,7 +80,7 @@ __global__ void __launch_bounds__(1024)
     for (int e = 0; e < kVec; ++e) sum_sq = fmaf(v[e], v[e], sum_sq);
     const float inv_rms = norm::row_inv_rms(sum_sq, scratch, parity, d, eps, rstd, row, true);
     norm::scale_by_rms<T>(v, inv_rms, w != nullptr, ws, w_offset);
-    norm::decode_store(yr, c0, d, vec, v);
+    norm::decode_store(yr, c0, d, whole, v);
   }
 }
 
@@ -95,27 +98,28 @@ __global__ void __launch_bounds__(1024)
   __shared__ norm::ReduceScratch<1> scratch;
   int parity = 0;
   const int c0 = static_cast<int>(threadIdx.x) * kVec;
-  const bool w_vec = (w == nullptr || norm::offset_in_chunk(w) == 0) && d % kVec == 0;
+  const bool chunks_whole = (w == nullptr || norm::offset_in_chunk(w) == 0) && d % kVec == 0;
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * x_stride;
     const T* rr = r + row * r_stride;
     T* hr = h + row * h_stride;
     T* yr = y + row * y_stride;
-    const bool vec = w_vec && norm::offset_in_chunk(xr) == 0 && norm::offset_in_chunk(rr) == 0 &&
-                     norm::offset_in_chunk(hr) == 0 && norm::offset_in_chunk(yr) == 0;
-    const uint4 xs = norm::decode_load<T>(xr, c0, d, vec);
-    const uint4 rs = norm::decode_load<T>(rr, c0, d, vec);
+    const bool whole = chunks_whole && norm::offset_in_chunk(xr) == 0 &&
+                       norm::offset_in_chunk(rr) == 0 && norm::offset_in_chunk(hr) == 0 &&
+                       norm::offset_in_chunk(yr) == 0;
+    const uint4 xs = norm::decode_load<T>(xr, c0, d, whole);
+    const uint4 rs = norm::decode_load<T>(rr, c0, d, whole);
     uint4 ws = make_uint4(0u, 0u, 0u, 0u);
-    if (w != nullptr) ws = norm::decode_load<T, norm::Load::ReadOnly>(w, c0, d, vec);
+    if (w != nullptr) ws = norm::decode_load<T, norm::Load::ReadOnly>(w, c0, d, whole);
     float s[kVec];
     norm::chunk_sum<T, ROUND_SUM>(xs, rs, s);
     float sum_sq = 0.f;
 #pragma unroll
     for (int e = 0; e < kVec; ++e) sum_sq = fmaf(s[e], s[e], sum_sq);
-    norm::decode_store(hr, c0, d, vec, s);
+    norm::decode_store(hr, c0, d, whole, s);
     const float inv_rms = norm::row_inv_rms(sum_sq, scratch, parity, d, eps, rstd, row, true);
     norm::scale_by_rms<T>(s, inv_rms, w != nullptr, ws, w_offset);
-    norm::decode_store(yr, c0, d, vec, s);
+    norm::decode_store(yr, c0, d, whole, s);
   }
 }
 
