@@ -40,6 +40,12 @@ TEST_CASE("decode schedule: auto takes few rows of one chunk a thread in whole w
   // and schedule=regs.
   CHECK_FALSE(is_decode(entry_of({"rmsnorm", DType::BF16, {}}, 264, 4096)));
   CHECK(is_decode(entry_of({"rmsnorm", DType::BF16, {}}, 263, 4096)));
+  // At d = 1032 (129 chunks) the register planner gives one chunk a thread in five warps even with
+  // many rows: only the row count keeps such a batch on the register kernel.
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "regs"}}}, 264, 1032).entry ==
+        "ladder::rmsnorm_fwd<__nv_bfloat16, 1>");
+  CHECK_FALSE(is_decode(entry_of({"rmsnorm", DType::BF16, {}}, 264, 1032)));
+  CHECK(is_decode(entry_of({"rmsnorm", DType::BF16, {}}, 263, 1032)));
   CHECK_FALSE(is_decode(entry_of({"rmsnorm", DType::BF16, {{"strided", "odd"}}}, 1, 4096)));
   CHECK_FALSE(is_decode(entry_of({"rmsnorm", DType::BF16, {}}, 1, 4097)));  // 4097: off the grid
   CHECK_FALSE(is_decode(entry_of({"rmsnorm", DType::BF16, {}}, 1, 256)));
