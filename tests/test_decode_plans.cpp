@@ -75,3 +75,41 @@ TEST_CASE("schedule=decode: any rows a block of 1024 threads covers; wider rows 
   CHECK(entry_of({"rmsnorm", DType::F32, {{"schedule", "decode"}}}, 2, 4096).block[0] == 1024);
   CHECK_FALSE(is_decode(entry_of({"rmsnorm", DType::F32, {{"schedule", "decode"}}}, 2, 4097)));
 }
+
+TEST_CASE("schedule=row: add_rmsnorm rows one a block of 64-512 threads at eight chunks, weight staged",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  const auto row = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 512, 32768);
+  CHECK(row.entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 512>");
+  CHECK(row.source.find("block_row.cuh") != std::string::npos);
+  CHECK(row.block[0] == 512);
+  CHECK(row.grid[0] == 512);
+  CHECK(row.shared_bytes == 32768u * 2);  // the weight's whole chunks
+  // The narrowest block that covers the row: 125 chunks take 64 threads, 1025 take 256.
+  CHECK(entry_of({"add_rmsnorm", DType::F16, {{"schedule", "row"}, {"convention", "B"}}}, 3, 1000).entry ==
+        "ladder::add_rmsnorm_fwd_row<__half, 8, true, 64>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 3, 4096).block[0] == 64);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 3, 4104).block[0] == 128);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 3, 8200).block[0] == 256);
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {{"schedule", "row"}}}, 3, 16384).block[0] == 512);
+  // row_threads picks the block; one too narrow for the row leaves the register kernel.
+  const auto asked = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}, {"row_threads", "256"}}}, 3, 1000);
+  CHECK(asked.entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 256>");
+  CHECK(asked.block[0] == 256);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}, {"row_threads", "64"}}}, 3, 4104).entry.find("_row<") ==
+        std::string::npos);
+  CHECK_THROWS(entry_of({"add_rmsnorm", DType::BF16, {{"row_threads", "64"}}}, 3, 1000));
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}, {"weight", "none"}}}, 3, 1000).shared_bytes == 0);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}, {"stage_weight", "0"}}}, 3, 1000).shared_bytes == 0);
+  // Past 4096 chunks: the register kernel.
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 4, 32776).entry.find("_row<") == std::string::npos);
+  // auto: where the wide build would fill its bound of 512 (16-bit rows of 28673..32768, on the
+  // 16-byte grid); schedule=wide still gives the wide build there.
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 512, 32768).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 512>");
+  CHECK(entry_of({"add_rmsnorm", DType::F16, {}}, 2048, 32768).entry == "ladder::add_rmsnorm_fwd_row<__half, 8, false, 512>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "wide"}}}, 512, 32768).entry ==
+        "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512, true>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 24576).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"strided", "odd"}}}, 512, 32768).entry.find("_row<") == std::string::npos);
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 512, 16384).entry.find("_row<") == std::string::npos);
+}

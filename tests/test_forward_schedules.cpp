@@ -144,14 +144,16 @@ TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, wher
   const auto between = entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 12288);  // 768 threads at two chunks
   CHECK(between.entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512>");
   CHECK(between.block[0] == 192);
-  // auto: add_rmsnorm 16-bit rows the register kernel streams, one 512-thread block a row
-  // staging its weight in shared memory; fp32 rows still stream.
-  const auto lone = entry_of({"add_rmsnorm", DType::BF16, {}}, 512, 32768);
+  // add_rmsnorm 16-bit rows the register kernel streams: one 512-thread block a row staging its
+  // weight in shared memory (schedule=wide; auto takes the row-a-block kernel there, whose
+  // geometry and shared memory are the same); fp32 rows still stream.
+  const auto lone = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "wide"}}}, 512, 32768);
   CHECK(lone.entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512, true>");
   CHECK(lone.block[0] == 512);
   CHECK(lone.block[1] == 1);
   CHECK(lone.grid[0] == 512);
   CHECK(lone.shared_bytes == 32768u * 2);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "wide"}, {"stage_weight", "0"}}}, 512, 32768).shared_bytes == 0);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"stage_weight", "0"}}}, 512, 32768).shared_bytes == 0);
   CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 512, 32768).entry.find(", 512") == std::string::npos);
   // auto: layernorm fp32 rows of 256 or 512 threads at four chunks.

@@ -83,10 +83,11 @@ TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[ke
     CHECK(L.block[0] == w.tpr);
   }
   // add_rmsnorm's register kernel never spills to keep a row in registers: a 16-bit row past
-  // 1024 x 2 chunks streams there, and auto takes the wide kernel (8 chunks, 512 threads).
+  // 1024 x 2 chunks streams there, and auto takes 8 chunks in 512 threads (the row-a-block
+  // kernel; schedule=wide the wide register kernel).
   const auto wide = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 512}, {"d", 32768}});
   CHECK(wide.front().block[0] == 512);
-  CHECK(wide.front().entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512, true>");
+  CHECK(wide.front().entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 512>");
   const auto streamed = plan_checked({"add_rmsnorm", DType::BF16, {{"schedule", "regs"}}}, {{"rows", 512}, {"d", 32768}});
   CHECK(streamed.front().block[0] == 1024);
   CHECK(streamed.front().entry.find(", 2, ") != std::string::npos);
@@ -193,7 +194,12 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::rmsnorm_fwd<__nv_bfloat16, 8, 256, true>",
                            "ladder::rmsnorm_fwd_decode<__half>",
                            "ladder::add_rmsnorm_fwd_decode<__nv_bfloat16, true>",
-                           "ladder::add_rmsnorm_fwd_decode<float, false>"}) {
+                           "ladder::add_rmsnorm_fwd_decode<float, false>",
+                           "ladder::add_rmsnorm_fwd_row<__half, 8, true, 512>",
+                           "ladder::add_rmsnorm_fwd_row<float, 8, false, 512>",
+                           "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 128>",
+                           "ladder::add_rmsnorm_fwd_row<__half, 8, false, 256>",
+                           "ladder::add_rmsnorm_fwd_row<float, 8, false, 64>"}) {
     INFO(must);
     CHECK(entries.count(must) == 1);
   }

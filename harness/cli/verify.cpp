@@ -35,7 +35,9 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // last one, packed_threads narrow and wide blocks; strided rows (and rows shorter than a chunk)
 // fall back to the register kernel.
 // decode: one chunk a thread, one row a block, at any rows (the small shapes' wider rows fall
-// back to the register kernel); odd strides take its element-wise path.
+// back to the register kernel); odd strides take its element-wise path. row (add_rmsnorm): the
+// same at eight chunks a thread in 512 threads, the weight staged; odd strides, and a weight
+// left unstaged (stage_weight=0), take its element-wise path.
 // Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
 const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
     {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 16383}, {3, 32765}, {3, 32768}, {2, 65536}};
@@ -79,7 +81,11 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "packed"}, {"weight_copies", "one"}, {"inplace", "both"}},
             {{"schedule", "decode"}}, {{"schedule", "decode"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "decode"}, {"strided", "odd"}, {"weight", "gemma"}},
-            {{"schedule", "decode"}, {"inplace", "h_r"}, {"weight", "none"}, {"write_rstd", "0"}}};
+            {{"schedule", "decode"}, {"inplace", "h_r"}, {"weight", "none"}, {"write_rstd", "0"}},
+            {{"schedule", "row"}}, {{"schedule", "row"}, {"inplace", "both"}, {"convention", "B"}},
+            {{"schedule", "row"}, {"strided", "odd"}, {"weight", "gemma"}},
+            {{"schedule", "row"}, {"weight", "none"}, {"write_rstd", "0"}},
+            {{"schedule", "row"}, {"stage_weight", "0"}, {"inplace", "h_r"}}};
   if (op == "layernorm")
     return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"strided", "odd"}},

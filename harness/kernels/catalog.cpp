@@ -37,7 +37,7 @@ const std::vector<OpEntry>& table() {
          {{"schedule", {"regs", "staged", "rows2", "rows4", "wide", "packed", "decode"}}, {"stages", {"2", "3"}}},
          detail::rmsnorm_row_limits()},
         {"add_rmsnorm", detail::plan_add_rmsnorm,
-         {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged", "wide", "packed", "decode"}}, {"stages", {"2", "3"}}},
+         {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged", "wide", "packed", "decode", "row"}}, {"stages", {"2", "3"}}},
          detail::add_rmsnorm_row_limits()},
         {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide", "packed"}}}, detail::layernorm_row_limits()},
         {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
@@ -100,6 +100,16 @@ std::vector<KernelRef> all_specializations() {
         // f32 has nothing to round: convention B is convention A's instantiation.
         if (dt == DType::F32 && combo.count("convention") && combo.at("convention") == "B")
           continue;
+        // schedule=row fixes its ITEMS: one instantiation per block width.
+        if (combo.count("schedule") && combo.at("schedule") == "row") {
+          for (const std::string& width : detail::kBlockRowWidths) {
+            if (width == "auto") continue;
+            auto v = combo;
+            v["row_threads"] = width;
+            out.push_back({e.name, dt, v});
+          }
+          continue;
+        }
         // schedule=wide fixes its ITEMS, and decode has none: one instantiation per dtype (and
         // other axes).
         if (combo.count("schedule") && (combo.at("schedule") == "wide" || combo.at("schedule") == "decode")) {

@@ -134,6 +134,18 @@ bool read_decode(VariantReader& v, const std::vector<std::string>& schedules,
                  std::size_t elem_size, const Shape& s, bool misaligned, const RowLimits& limits,
                  int forced_items, int rows_per_block, bool other_schedule, RowGeometry& g);
 
+// schedule=row (plan_decode.cpp): add_rmsnorm_fwd_row (kernels/block_row.cuh), kBlockRowItems chunks a thread in a block
+// of kBlockRowThreads, one row a block, the weight staged in shared memory; where that block
+// covers the row (elsewhere the register kernel runs). auto takes it where the caller says
+// (auto_takes). Returns true when taken, and rewrites g for it.
+// row_threads=64|128|256|512 picks the block (default: the narrowest that covers the row).
+inline constexpr int kBlockRowThreads = 512;
+inline constexpr int kBlockRowItems = 8;
+inline const std::vector<std::string> kBlockRowWidths{"auto", "64", "128", "256", "512"};
+bool read_block_row(VariantReader& v, const std::vector<std::string>& schedules,
+                    std::size_t elem_size, const Shape& s, int forced_items, int rows_per_block,
+                    bool other_schedule, bool auto_takes, RowGeometry& g);
+
 // Row strides for the named [rows, d] tensors. strided: "0" dense; "1" padded by whole 16-byte
 // chunks (the vector path stays legal); "odd": each tensor padded by a different odd amount (rows
 // start at different offsets inside a chunk, which forces the scalar path). A case key

@@ -1,6 +1,9 @@
-// schedule=decode for rmsnorm and add_rmsnorm: the decode kernels (kernels/decode_norm.cuh), one
-// 16-byte chunk a thread and one row a block, for the few rows of token-by-token generation.
+// The row-a-block kernels: schedule=decode for rmsnorm and add_rmsnorm (kernels/decode_norm.cuh),
+// one 16-byte chunk a thread, for the few rows of token-by-token generation; schedule=row for
+// add_rmsnorm (kernels/block_row.cuh), eight chunks a thread in a block of 512 threads with the
+// weight staged.
 #include <algorithm>
+#include <string>
 
 #include "harness/kernels/plan_builder.h"
 
@@ -25,6 +28,40 @@ bool read_decode(VariantReader& v, const std::vector<std::string>& schedules,
   if (!wanted || threads > limits.max_threads_per_row) return false;
   g.items = 1;
   g.threads_per_row = static_cast<int>(threads);
+  g.rows_per_block = 1;
+  g.streams = false;
+  g.blocks = std::max<std::int64_t>(1, s.rows);
+  return true;
+}
+
+bool read_block_row(VariantReader& v, const std::vector<std::string>& schedules,
+                    std::size_t elem_size, const Shape& s, int forced_items, int rows_per_block,
+                    bool other_schedule, bool auto_takes, RowGeometry& g) {
+  const std::string schedule = v.get("schedule", "auto", schedules);
+  const std::string width = v.get("row_threads", "auto", kBlockRowWidths);
+  const bool asked = schedule == "row" || (schedule == "auto" && auto_takes);
+  if (width != "auto" && (other_schedule || schedule != "row"))
+    fail("add_rmsnorm", "row_threads=" + width + " needs schedule=row");
+  if (other_schedule || !asked) return false;
+  if (forced_items != 0 || rows_per_block != 0)
+    fail("add_rmsnorm", "schedule=row fixes its ITEMS (" + std::to_string(kBlockRowItems) +
+                            ") and one row a block; drop items and rpb");
+  const std::int64_t chunks = row_chunks(elem_size, s.d, false);
+  // The narrowest block that covers the row, or the one asked for; a row wider than that block
+  // runs the register kernel.
+  int threads = kBlockRowThreads;
+  if (width != "auto") {
+    threads = std::stoi(width);
+  } else {
+    for (const std::string& w : kBlockRowWidths)
+      if (w != "auto" && std::int64_t{std::stoi(w)} * kBlockRowItems >= chunks) {
+        threads = std::stoi(w);
+        break;
+      }
+  }
+  if (chunks > std::int64_t{threads} * kBlockRowItems) return false;
+  g.items = kBlockRowItems;
+  g.threads_per_row = threads;
   g.rows_per_block = 1;
   g.streams = false;
   g.blocks = std::max<std::int64_t>(1, s.rows);

@@ -227,25 +227,36 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   if (misaligned && elem == 2) row_limits.spill_free_values_16bit = 24;
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, row_limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
-  const int wide = read_wide(v, op, kStagedSchedules, elem, s, misaligned, limits, forced, rpb, g);
+  int wide = read_wide(v, op, kStagedSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const StagedPlan staged = read_staged(v, op, elem, 2, s, misaligned, forced,
                                         allowed_items(elem, limits), device, g);
   const PackedPlan packed = read_packed(v, op, kStagedSchedules, elem, 1, 2, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool decode = read_decode(v, kStagedSchedules, elem, s, misaligned, limits, forced, rpb,
                                   wide != 0 || staged.staged || packed.packed, g);
+  // auto: the row-a-block kernel replaces the wide build that fills its bound (16-bit rows of
+  // 28673..32768), which it matches in geometry with half the instructions.
+  const bool block_row = read_block_row(v, kStagedSchedules, elem, s, forced, rpb,
+                                        staged.staged || packed.packed || decode,
+                                        wide != 0 && wide_fills_bound(g, wide) && !misaligned, g);
+  if (block_row) wide = 0;
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
   expect_one_schedule(op, wide, staged.staged);
 
   KernelLaunch L;
-  L.source = source_path(packed.packed ? "packed_norm.cuh" : decode ? "decode_norm.cuh" : "add_rmsnorm.cuh");
+  L.source = source_path(packed.packed ? "packed_norm.cuh"
+                         : decode        ? "decode_norm.cuh"
+                         : block_row     ? "block_row.cuh"
+                                         : "add_rmsnorm.cuh");
   // f32 has nothing to round, so convention B is the same code as A: one instantiation.
   const bool round_sum = convention == "B" && ref.dtype != DType::F32;
   const std::string round_arg = round_sum ? ", true" : ", false";
   L.entry = packed.packed ? packed_entry("add_rmsnorm_fwd_packed", ref.dtype, packed, round_arg)
             : decode      ? "ladder::add_rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + round_arg + ">"
+            : block_row   ? entry("add_rmsnorm_fwd_row", ref.dtype, g.items,
+                                  round_arg + ", " + std::to_string(g.threads_per_row))
             : staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
                                     round_arg + ", " + std::to_string(staged.stages))
                             : entry("add_rmsnorm_fwd", ref.dtype, g.items,
@@ -272,7 +283,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
+  set_geometry(L, g, register_family_shared_bytes(packed, staged, g, block_row ? g.threads_per_row : wide, elem, s.d,
                                                  weight != "none", stage_weight));
   L.oracle = "kernel.add_rmsnorm";
   L.scalars = {{"eps", eps},
