@@ -103,13 +103,43 @@ TEST_CASE("schedule=row: add_rmsnorm rows one a block of 64-512 threads at eight
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}, {"stage_weight", "0"}}}, 3, 1000).shared_bytes == 0);
   // Past 4096 chunks: the register kernel.
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 4, 32776).entry.find("_row<") == std::string::npos);
-  // auto: where the wide build would fill its bound of 512 (16-bit rows of 28673..32768, on the
-  // 16-byte grid); schedule=wide still gives the wide build there.
+  // auto: 16-bit rows on the grid that fill a block exactly (d = 4096, 8192, 16384, 32768);
+  // schedule=wide still gives the wide build there.
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 512, 32768).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 512>");
   CHECK(entry_of({"add_rmsnorm", DType::F16, {}}, 2048, 32768).entry == "ladder::add_rmsnorm_fwd_row<__half, 8, false, 512>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 16384).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 256>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 8192).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 128>");
+  const auto d4096 = entry_of({"add_rmsnorm", DType::F16, {{"convention", "B"}}}, 16384, 4096);
+  CHECK(d4096.entry == "ladder::add_rmsnorm_fwd_row<__half, 8, true, 64>");
+  CHECK(d4096.grid[0] == 16384);
+  CHECK(d4096.shared_bytes == 4096u * 2);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "wide"}}}, 512, 32768).entry ==
         "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512, true>");
+  // Rows that leave part of the block idle, narrower rows, fp32, explicit ITEMS and rows off the
+  // grid keep the other schedules.
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 24576).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 32760).entry.find("_row<") == std::string::npos);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 4104).entry.find("_row<") == std::string::npos);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 65536, 1024).entry.find("_row<") == std::string::npos);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"items", "2"}}}, 16384, 4096).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"strided", "odd"}}}, 512, 32768).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 512, 16384).entry.find("_row<") == std::string::npos);
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 16384, 4096).entry.find("_row<") == std::string::npos);
+}
+
+TEST_CASE("schedule=row: rmsnorm and layernorm rows one a block, their weights staged", "[kernels]") {
+  ladder::register_builtin_oracles();
+  const auto rms = entry_of({"rmsnorm", DType::BF16, {{"schedule", "row"}}}, 16384, 4096);
+  CHECK(rms.entry == "ladder::rmsnorm_fwd_row<__nv_bfloat16, 8, 64>");
+  CHECK(rms.source.find("block_row.cuh") != std::string::npos);
+  CHECK(rms.block[0] == 64);
+  CHECK(rms.shared_bytes == 4096u * 2);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "row"}, {"stage_weight", "0"}}}, 16384, 4096).shared_bytes == 0);
+  const auto ln = entry_of({"layernorm", DType::F16, {{"schedule", "row"}}}, 16384, 8192);
+  CHECK(ln.entry == "ladder::layernorm_fwd_row<__half, 8, 128>");
+  CHECK(ln.shared_bytes == 2u * 8192 * 2);  // gamma, then beta
+  CHECK(entry_of({"layernorm", DType::F16, {{"schedule", "row"}, {"affine", "0"}}}, 16384, 8192).shared_bytes == 0);
+  CHECK(entry_of({"layernorm", DType::F32, {{"schedule", "row"}, {"row_threads", "512"}}}, 7, 769).entry ==
+        "ladder::layernorm_fwd_row<float, 8, 512>");
+  CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"schedule", "row"}, {"items", "2"}}}, 7, 769));
 }

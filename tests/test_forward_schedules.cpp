@@ -136,11 +136,12 @@ TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, wher
   CHECK(entry_of({"rmsnorm", DType::F16, {}}, 4096, 12288).entry == "ladder::rmsnorm_fwd<__half, 8, 256>");
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 8192, 8192).entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
   CHECK(entry_of({"rmsnorm", DType::F32, {}}, 4096, 16384).entry.find(", 256>") == std::string::npos);
-  // auto: add_rmsnorm 16-bit rows of more than 512 threads at two chunks (it staged those of 1024).
-  const auto add = entry_of({"add_rmsnorm", DType::F16, {{"convention", "B"}}}, 4096, 16384);
+  // add_rmsnorm 16-bit rows of more than 512 threads at two chunks (it staged those of 1024), where
+  // auto takes the row-a-block kernel (test_decode_plans.cpp) and under schedule=wide.
+  const auto add = entry_of({"add_rmsnorm", DType::F16, {{"convention", "B"}, {"schedule", "wide"}}}, 4096, 16384);
   CHECK(add.entry == "ladder::add_rmsnorm_fwd<__half, 8, true, 512>");
   CHECK(add.block[0] == 256);
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 8192).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "regs"}}}, 8192, 8192).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>");
   const auto between = entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 12288);  // 768 threads at two chunks
   CHECK(between.entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512>");
   CHECK(between.block[0] == 192);

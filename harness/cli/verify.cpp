@@ -63,7 +63,10 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "packed"}, {"weight_copies", "one"}, {"weight", "gemma"}},
             {{"schedule", "decode"}}, {{"schedule", "decode"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "decode"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
-            {{"schedule", "decode"}, {"strided", "1"}}};
+            {{"schedule", "decode"}, {"strided", "1"}},
+            {{"schedule", "row"}}, {{"schedule", "row"}, {"inplace", "y_x"}, {"weight", "gemma"}},
+            {{"schedule", "row"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
+            {{"schedule", "row"}, {"strided", "1"}, {"stage_weight", "0"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
             {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},
@@ -92,7 +95,9 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "wide"}, {"affine", "0"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"affine", "0"}, {"inplace", "y_x"}},
             {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_threads", "1024"}},
-            {{"schedule", "packed"}, {"weight_copies", "one"}}};
+            {{"schedule", "packed"}, {"weight_copies", "one"}},
+            {{"schedule", "row"}}, {{"schedule", "row"}, {"affine", "0"}, {"inplace", "y_x"}},
+            {{"schedule", "row"}, {"strided", "odd"}}, {{"schedule", "row"}, {"stage_weight", "0"}}};
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).
   if (op == "rmsnorm_bwd")

@@ -142,9 +142,14 @@ bool read_decode(VariantReader& v, const std::vector<std::string>& schedules,
 inline constexpr int kBlockRowThreads = 512;
 inline constexpr int kBlockRowItems = 8;
 inline const std::vector<std::string> kBlockRowWidths{"auto", "64", "128", "256", "512"};
-bool read_block_row(VariantReader& v, const std::vector<std::string>& schedules,
-                    std::size_t elem_size, const Shape& s, int forced_items, int rows_per_block,
-                    bool other_schedule, bool auto_takes, RowGeometry& g);
+bool read_block_row(VariantReader& v, const std::string& op,
+                    const std::vector<std::string>& schedules, std::size_t elem_size,
+                    const Shape& s, int forced_items, int rows_per_block, bool other_schedule,
+                    bool auto_takes, RowGeometry& g);
+
+// Where auto takes the row-a-block kernel: 16-bit rows on the grid that fill a block of 64-512
+// threads exactly (d = 4096, 8192, 16384, 32768: the widths measured).
+bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned);
 
 // Row strides for the named [rows, d] tensors. strided: "0" dense; "1" padded by whole 16-byte
 // chunks (the vector path stays legal); "odd": each tensor padded by a different odd amount (rows

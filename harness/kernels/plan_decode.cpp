@@ -34,32 +34,43 @@ bool read_decode(VariantReader& v, const std::vector<std::string>& schedules,
   return true;
 }
 
-bool read_block_row(VariantReader& v, const std::vector<std::string>& schedules,
-                    std::size_t elem_size, const Shape& s, int forced_items, int rows_per_block,
-                    bool other_schedule, bool auto_takes, RowGeometry& g) {
+namespace {
+
+// The narrowest row-a-block width that covers `chunks`, or 0 when none does.
+int narrowest_block_row(std::int64_t chunks) {
+  for (const std::string& w : kBlockRowWidths)
+    if (w != "auto" && std::int64_t{std::stoi(w)} * kBlockRowItems >= chunks) return std::stoi(w);
+  return 0;
+}
+
+}  // namespace
+
+bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned) {
+  if (elem_size != 2 || misaligned || s.d % 8 != 0) return false;
+  const std::int64_t chunks = row_chunks(elem_size, s.d, false);
+  const int threads = narrowest_block_row(chunks);
+  return chunks >= 512 && threads != 0 && chunks == std::int64_t{threads} * kBlockRowItems;
+}
+
+bool read_block_row(VariantReader& v, const std::string& op,
+                    const std::vector<std::string>& schedules, std::size_t elem_size,
+                    const Shape& s, int forced_items, int rows_per_block, bool other_schedule,
+                    bool auto_takes, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", schedules);
   const std::string width = v.get("row_threads", "auto", kBlockRowWidths);
   const bool asked = schedule == "row" || (schedule == "auto" && auto_takes);
   if (width != "auto" && (other_schedule || schedule != "row"))
-    fail("add_rmsnorm", "row_threads=" + width + " needs schedule=row");
+    fail(op, "row_threads=" + width + " needs schedule=row");
   if (other_schedule || !asked) return false;
+  if (schedule == "auto" && (forced_items != 0 || rows_per_block != 0)) return false;
   if (forced_items != 0 || rows_per_block != 0)
-    fail("add_rmsnorm", "schedule=row fixes its ITEMS (" + std::to_string(kBlockRowItems) +
+    fail(op, "schedule=row fixes its ITEMS (" + std::to_string(kBlockRowItems) +
                             ") and one row a block; drop items and rpb");
   const std::int64_t chunks = row_chunks(elem_size, s.d, false);
   // The narrowest block that covers the row, or the one asked for; a row wider than that block
   // runs the register kernel.
-  int threads = kBlockRowThreads;
-  if (width != "auto") {
-    threads = std::stoi(width);
-  } else {
-    for (const std::string& w : kBlockRowWidths)
-      if (w != "auto" && std::int64_t{std::stoi(w)} * kBlockRowItems >= chunks) {
-        threads = std::stoi(w);
-        break;
-      }
-  }
-  if (chunks > std::int64_t{threads} * kBlockRowItems) return false;
+  const int threads = width != "auto" ? std::stoi(width) : narrowest_block_row(chunks);
+  if (threads == 0 || chunks > std::int64_t{threads} * kBlockRowItems) return false;
   g.items = kBlockRowItems;
   g.threads_per_row = threads;
   g.rows_per_block = 1;

@@ -157,15 +157,24 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool decode = read_decode(v, kRmsnormSchedules, elem, s, misaligned, limits, forced, rpb,
                                   wide != 0 || staged.staged || rows_per_thread > 1 || packed.packed, g);
+  const bool block_row = read_block_row(v, op, kRmsnormSchedules, elem, s, forced, rpb,
+                                        wide != 0 || staged.staged || rows_per_thread > 1 ||
+                                            packed.packed || decode,
+                                        false, g);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
   expect_one_schedule(op, wide, staged.staged || rows_per_thread > 1);
 
   KernelLaunch L;
-  L.source = source_path(packed.packed ? "packed_norm.cuh" : decode ? "decode_norm.cuh" : "rmsnorm.cuh");
+  L.source = source_path(packed.packed ? "packed_norm.cuh"
+                         : decode      ? "decode_norm.cuh"
+                         : block_row   ? "block_row.cuh"
+                                       : "rmsnorm.cuh");
   L.entry = packed.packed         ? packed_entry("rmsnorm_fwd_packed", ref.dtype, packed)
             : decode              ? "ladder::rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + ">"
+            : block_row           ? entry("rmsnorm_fwd_row", ref.dtype, g.items,
+                                          ", " + std::to_string(g.threads_per_row))
             : staged.staged       ? entry("rmsnorm_fwd_staged", ref.dtype, g.items,
                                           ", " + std::to_string(staged.stages))
             : rows_per_thread > 1 ? entry("rmsnorm_fwd_rows", ref.dtype, g.items,
@@ -188,8 +197,8 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
-                                                 weight != "none", stage_weight));
+  set_geometry(L, g, register_family_shared_bytes(packed, staged, g, block_row ? g.threads_per_row : wide,
+                                                 elem, s.d, weight != "none", stage_weight));
   L.oracle = "kernel.rmsnorm";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   return {L};
@@ -234,11 +243,11 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool decode = read_decode(v, kStagedSchedules, elem, s, misaligned, limits, forced, rpb,
                                   wide != 0 || staged.staged || packed.packed, g);
-  // auto: the row-a-block kernel replaces the wide build that fills its bound (16-bit rows of
-  // 28673..32768), which it matches in geometry with half the instructions.
-  const bool block_row = read_block_row(v, kStagedSchedules, elem, s, forced, rpb,
+  // auto: the row-a-block kernel for 16-bit rows of 4096..32768 (block_row_auto); call 112
+  // measured it at or above every other schedule there (reports/h200/bench-block-row.txt).
+  const bool block_row = read_block_row(v, op, kStagedSchedules, elem, s, forced, rpb,
                                         staged.staged || packed.packed || decode,
-                                        wide != 0 && wide_fills_bound(g, wide) && !misaligned, g);
+                                        block_row_auto(elem, s, misaligned), g);
   if (block_row) wide = 0;
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
@@ -318,12 +327,19 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   const int wide = read_wide(v, op, kLayernormSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const PackedPlan packed = read_packed(v, op, kLayernormSchedules, elem, 2, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
+  const bool block_row = read_block_row(v, op, kLayernormSchedules, elem, s, forced, rpb,
+                                        wide != 0 || packed.packed, false, g);
   const bool off_grid = read_off_grid(v, misaligned);
+  const bool stage_weight = read_stage_weight(v);
   v.finish();
 
   KernelLaunch L;
-  L.source = source_path(packed.packed ? "packed_norm.cuh" : "layernorm.cuh");
+  L.source = source_path(packed.packed ? "packed_norm.cuh"
+                         : block_row   ? "block_row.cuh"
+                                       : "layernorm.cuh");
   L.entry = packed.packed ? packed_entry("layernorm_fwd_packed", ref.dtype, packed)
+            : block_row   ? entry("layernorm_fwd_row", ref.dtype, g.items,
+                                  ", " + std::to_string(g.threads_per_row))
                           : entry("layernorm_fwd", ref.dtype, g.items,
                                   register_args(wide, g, false, off_grid));
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
@@ -349,7 +365,9 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
             i32(strides["y"]),
             f32(eps)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, packed.shared_bytes);
+  // The row-a-block kernel stages gamma and beta one after the other.
+  set_geometry(L, g, block_row ? 2 * staged_weight_bytes(g, g.threads_per_row, elem, s.d, affine, stage_weight)
+                               : packed.shared_bytes);
   L.oracle = "kernel.layernorm";
   L.scalars = {{"eps", eps}};
   return {L};
