@@ -1,6 +1,8 @@
 // The decode schedule (kernels/decode_norm.cuh): where auto takes it, its block and grid, and
 // where schedule=decode falls back to the register kernel. No GPU needed.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/catch.h"
 #include "tests/plan_helpers.h"
@@ -103,7 +105,7 @@ TEST_CASE("schedule=row: add_rmsnorm rows one a block of 64-512 threads at eight
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}, {"stage_weight", "0"}}}, 3, 1000).shared_bytes == 0);
   // Past 4096 chunks: the register kernel.
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 4, 32776).entry.find("_row<") == std::string::npos);
-  // auto: 16-bit rows on the grid that fill a block exactly (d = 4096, 8192, 16384, 32768);
+  // auto: add_rmsnorm rows on the grid of 512 to 4096 chunks, any dtype (block_row_auto);
   // schedule=wide still gives the wide build there.
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 512, 32768).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 512>");
   CHECK(entry_of({"add_rmsnorm", DType::F16, {}}, 2048, 32768).entry == "ladder::add_rmsnorm_fwd_row<__half, 8, false, 512>");
@@ -113,18 +115,19 @@ TEST_CASE("schedule=row: add_rmsnorm rows one a block of 64-512 threads at eight
   CHECK(d4096.entry == "ladder::add_rmsnorm_fwd_row<__half, 8, true, 64>");
   CHECK(d4096.grid[0] == 16384);
   CHECK(d4096.shared_bytes == 4096u * 2);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 24576).block[0] == 512);  // 3/4 of its block
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 4104).block[0] == 128);   // 513 chunks
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 512, 16384).entry == "ladder::add_rmsnorm_fwd_row<float, 8, false, 512>");
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 16384, 2048).block[0] == 64);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "wide"}}}, 512, 32768).entry ==
         "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512, true>");
-  // Rows that leave part of the block idle, narrower rows, fp32, explicit ITEMS and rows off the
-  // grid keep the other schedules.
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 24576).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512>");
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 32760).entry.find("_row<") == std::string::npos);
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 4104).entry.find("_row<") == std::string::npos);
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 65536, 1024).entry.find("_row<") == std::string::npos);
+  // Fewer than 512 chunks or more than 4096, d not a whole number of chunks, rows off the grid
+  // and explicit ITEMS keep the other schedules.
+  for (const auto& [rows, d] : std::vector<std::pair<int, int>>{{65536, 1024}, {16384, 4088}, {512, 32776}, {4096, 4100}})
+    CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, rows, d).entry.find("_row<") == std::string::npos);
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 16384, 2044).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"items", "2"}}}, 16384, 4096).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"strided", "odd"}}}, 512, 32768).entry.find("_row<") == std::string::npos);
-  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 512, 16384).entry.find("_row<") == std::string::npos);
-  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 16384, 4096).entry.find("_row<") == std::string::npos);
 }
 
 TEST_CASE("schedule=row: rmsnorm and layernorm rows one a block, their weights staged", "[kernels]") {
@@ -142,4 +145,14 @@ TEST_CASE("schedule=row: rmsnorm and layernorm rows one a block, their weights s
   CHECK(entry_of({"layernorm", DType::F32, {{"schedule", "row"}, {"row_threads", "512"}}}, 7, 769).entry ==
         "ladder::layernorm_fwd_row<float, 8, 512>");
   CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"schedule", "row"}, {"items", "2"}}}, 7, 769));
+  // auto: rmsnorm and layernorm rows of 512 to 2048 chunks; rmsnorm's 4096 stay staged.
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4096).entry == "ladder::rmsnorm_fwd_row<__nv_bfloat16, 8, 64>");
+  CHECK(entry_of({"rmsnorm", DType::F16, {}}, 4096, 16384).entry == "ladder::rmsnorm_fwd_row<__half, 8, 256>");
+  CHECK(entry_of({"rmsnorm", DType::F32, {}}, 8192, 8192).entry == "ladder::rmsnorm_fwd_row<float, 8, 256>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 2048, 32768).entry.find("_row<") == std::string::npos);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4088).entry.find("_row<") == std::string::npos);
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 16384, 4096).entry == "ladder::layernorm_fwd_row<__nv_bfloat16, 8, 64>");
+  CHECK(entry_of({"layernorm", DType::F32, {}}, 16384, 4096).entry == "ladder::layernorm_fwd_row<float, 8, 128>");
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 32768).entry.find("_row<") == std::string::npos);
+  CHECK(entry_of({"layernorm", DType::BF16, {{"strided", "odd"}}}, 16384, 4096).entry.find("_row<") == std::string::npos);
 }

@@ -32,7 +32,7 @@ TEST_CASE("staged schedule: auto takes it only where it measured faster; its gri
   CHECK(wider_add.entry == "ladder::add_rmsnorm_fwd_staged<__half, 4, false, 2>");  // 3 x 96 KiB: too big
   CHECK(wider_add.block[0] == 768);
   // By default such rows (the register kernel streams them) take the wide kernel instead.
-  CHECK(entry_of({"add_rmsnorm", DType::F16, {}}, 4096, 24576).entry == "ladder::add_rmsnorm_fwd<__half, 8, false, 512>");
+  CHECK(entry_of({"add_rmsnorm", DType::F16, {{"schedule", "wide"}}}, 4096, 24576).entry == "ladder::add_rmsnorm_fwd<__half, 8, false, 512>");
   const auto two = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "staged"}}}, 512, 24576);
   CHECK(two.entry == "ladder::add_rmsnorm_fwd_staged<__nv_bfloat16, 4, false, 2>");  // 3 x 96 KiB: too big
   // fp32 add_rmsnorm rows off the 16-byte grid: staged with two chunks a thread.
@@ -79,7 +79,7 @@ TEST_CASE("rows schedule: several rows a thread, at ITEMS that fit their registe
   // auto: two rows a thread only for many 16-bit rows of one warp x four chunks (d = 769..1024).
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 65536, 1024).entry == "ladder::rmsnorm_fwd_rows<__nv_bfloat16, 2, 2>");
   CHECK(entry_of({"rmsnorm", DType::F16, {}}, 4096, 1000).entry == "ladder::rmsnorm_fwd_rows<__half, 2, 2>");
-  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4096).entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4096).entry.find("_rows") == std::string::npos);
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 65536, 768).entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 3>");
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 100, 1024).entry.find("_rows") == std::string::npos);  // few rows
   CHECK(entry_of({"rmsnorm", DType::F32, {}}, 65536, 512).entry.find("_rows") == std::string::npos);
@@ -120,21 +120,22 @@ TEST_CASE("off_grid: register kernels read edge chunks whole and weights skewed 
 TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, where it measured faster",
           "[kernels]") {
   ladder::register_builtin_oracles();
-  // auto: rmsnorm 16-bit rows the register kernel gives more than 256 threads.
-  // A row that fills the bound stages its weight in shared memory (STAGE_WEIGHT): the launch
-  // gets the weight's whole 16-byte chunks; a narrower row neither.
-  const auto rms = entry_of({"rmsnorm", DType::BF16, {}}, 4096, 16384);
+  // rmsnorm 16-bit rows the register kernel gives more than 256 threads (auto takes the
+  // row-a-block kernel there: test_decode_plans.cpp). A row that fills the bound stages its
+  // weight in shared memory (STAGE_WEIGHT): the launch gets the weight's whole 16-byte chunks; a
+  // narrower row neither.
+  const auto rms = entry_of({"rmsnorm", DType::BF16, {{"schedule", "wide"}}}, 4096, 16384);
   CHECK(rms.entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 8, 256, true>");
   CHECK(rms.block[0] == 256);
   CHECK(rms.block[1] == 1);
   CHECK(rms.grid[0] == 4096);
   CHECK(rms.shared_bytes == 16384u * 2);
   CHECK(entry_of({"rmsnorm", DType::BF16, {{"strided", "1"}}}, 4096, 16383).shared_bytes == 16376u * 2);  // whole chunks
-  CHECK(entry_of({"rmsnorm", DType::BF16, {{"weight", "none"}}}, 4096, 16384).shared_bytes == 0);
-  CHECK(entry_of({"rmsnorm", DType::BF16, {{"stage_weight", "0"}}}, 4096, 16384).shared_bytes == 0);
-  CHECK(entry_of({"rmsnorm", DType::F16, {}}, 4096, 12288).shared_bytes == 0);
-  CHECK(entry_of({"rmsnorm", DType::F16, {}}, 4096, 12288).entry == "ladder::rmsnorm_fwd<__half, 8, 256>");
-  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 8192, 8192).entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "wide"}, {"weight", "none"}}}, 4096, 16384).shared_bytes == 0);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "wide"}, {"stage_weight", "0"}}}, 4096, 16384).shared_bytes == 0);
+  CHECK(entry_of({"rmsnorm", DType::F16, {{"schedule", "wide"}}}, 4096, 12288).shared_bytes == 0);
+  CHECK(entry_of({"rmsnorm", DType::F16, {{"schedule", "wide"}}}, 4096, 12288).entry == "ladder::rmsnorm_fwd<__half, 8, 256>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "regs"}}}, 8192, 8192).entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
   CHECK(entry_of({"rmsnorm", DType::F32, {}}, 4096, 16384).entry.find(", 256>") == std::string::npos);
   // add_rmsnorm 16-bit rows of more than 512 threads at two chunks (it staged those of 1024), where
   // auto takes the row-a-block kernel (test_decode_plans.cpp) and under schedule=wide.
@@ -142,7 +143,7 @@ TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, wher
   CHECK(add.entry == "ladder::add_rmsnorm_fwd<__half, 8, true, 512>");
   CHECK(add.block[0] == 256);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "regs"}}}, 8192, 8192).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>");
-  const auto between = entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 12288);  // 768 threads at two chunks
+  const auto between = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "wide"}}}, 8192, 12288);  // 768 threads at two chunks
   CHECK(between.entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512>");
   CHECK(between.block[0] == 192);
   // add_rmsnorm 16-bit rows the register kernel streams: one 512-thread block a row staging its
@@ -157,15 +158,16 @@ TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, wher
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "wide"}, {"stage_weight", "0"}}}, 512, 32768).shared_bytes == 0);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"stage_weight", "0"}}}, 512, 32768).shared_bytes == 0);
   CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 512, 32768).entry.find(", 512") == std::string::npos);
-  // auto: layernorm fp32 rows of 256 or 512 threads at four chunks.
-  const auto ln = entry_of({"layernorm", DType::F32, {}}, 16384, 4096);
+  // layernorm fp32 rows of 256 or 512 threads at four chunks (schedule=wide; auto takes the
+  // row-a-block kernel up to 2048 chunks).
+  const auto ln = entry_of({"layernorm", DType::F32, {{"schedule", "wide"}}}, 16384, 4096);
   CHECK(ln.entry == "ladder::layernorm_fwd<float, 8, 256>");
   CHECK(ln.block[0] == 128);
-  CHECK(entry_of({"layernorm", DType::F32, {}}, 8192, 8192).block[0] == 256);
+  CHECK(entry_of({"layernorm", DType::F32, {{"schedule", "wide"}}}, 8192, 8192).block[0] == 256);
   CHECK(entry_of({"layernorm", DType::F32, {}}, 4096, 16384).entry == "ladder::layernorm_fwd<float, 8>");
-  CHECK(entry_of({"layernorm", DType::BF16, {}}, 16384, 4096).entry == "ladder::layernorm_fwd<__nv_bfloat16, 4>");
+  CHECK(entry_of({"layernorm", DType::BF16, {{"schedule", "regs"}}}, 16384, 4096).entry == "ladder::layernorm_fwd<__nv_bfloat16, 4>");
   // Not for few rows, rows off the 16-byte grid, or a pinned schedule.
-  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 100, 16384).entry.find(", 256>") == std::string::npos);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "wide"}}}, 100, 16384).entry.find(", 256>") == std::string::npos);
   CHECK(entry_of({"rmsnorm", DType::BF16, {{"strided", "odd"}}}, 4096, 16384).entry.find(", 256>") == std::string::npos);
   CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "regs"}}}, 4096, 16384).entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 4>");
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "regs"}}}, 4096, 16384).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>");

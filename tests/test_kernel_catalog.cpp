@@ -78,7 +78,7 @@ TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[ke
   // f32: four chunks a thread where that keeps the block at most 512 threads, eight (a small
   // spill) where four would need a 1024-thread block.
   for (const auto& w : {Want{16384, 4096, DType::F32, 256}, Want{4096, 16384, DType::F32, 512}}) {
-    const auto L = plan_checked({"rmsnorm", w.dt, {}}, {{"rows", w.rows}, {"d", w.d}}).front();
+    const auto L = plan_checked({"rmsnorm", w.dt, {{"schedule", "regs"}}}, {{"rows", w.rows}, {"d", w.d}}).front();
     INFO(w.rows << "x" << w.d << " " << L.entry);
     CHECK(L.block[0] == w.tpr);
   }

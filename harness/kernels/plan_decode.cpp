@@ -45,11 +45,11 @@ int narrowest_block_row(std::int64_t chunks) {
 
 }  // namespace
 
-bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned) {
-  if (elem_size != 2 || misaligned || s.d % 8 != 0) return false;
+bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned,
+                    std::int64_t max_chunks) {
+  if (misaligned || s.d * static_cast<std::int64_t>(elem_size) % kChunkBytes != 0) return false;
   const std::int64_t chunks = row_chunks(elem_size, s.d, false);
-  const int threads = narrowest_block_row(chunks);
-  return chunks >= 512 && threads != 0 && chunks == std::int64_t{threads} * kBlockRowItems;
+  return chunks >= kBlockRowMinChunks && chunks <= max_chunks;
 }
 
 bool read_block_row(VariantReader& v, const std::string& op,

@@ -149,7 +149,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const bool misaligned = strides_misaligned(strides, elem);
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
-  const int wide = read_wide(v, op, kRmsnormSchedules, elem, s, misaligned, limits, forced, rpb, g);
+  int wide = read_wide(v, op, kRmsnormSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const StagedPlan staged = read_staged(v, op, elem, 1, s, misaligned, forced,
                                         allowed_items(elem, limits), device, g, true);
   const int rows_per_thread = read_rows(v, elem, s, misaligned, limits, forced, rpb, g);
@@ -158,9 +158,9 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const bool decode = read_decode(v, kRmsnormSchedules, elem, s, misaligned, limits, forced, rpb,
                                   wide != 0 || staged.staged || rows_per_thread > 1 || packed.packed, g);
   const bool block_row = read_block_row(v, op, kRmsnormSchedules, elem, s, forced, rpb,
-                                        wide != 0 || staged.staged || rows_per_thread > 1 ||
-                                            packed.packed || decode,
-                                        false, g);
+                                        staged.staged || rows_per_thread > 1 || packed.packed || decode,
+                                        block_row_auto(elem, s, misaligned, kBlockRowMaxChunksNorm), g);
+  if (block_row) wide = 0;
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
@@ -243,11 +243,9 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool decode = read_decode(v, kStagedSchedules, elem, s, misaligned, limits, forced, rpb,
                                   wide != 0 || staged.staged || packed.packed, g);
-  // auto: the row-a-block kernel for 16-bit rows of 4096..32768 (block_row_auto); call 112
-  // measured it at or above every other schedule there (reports/h200/bench-block-row.txt).
   const bool block_row = read_block_row(v, op, kStagedSchedules, elem, s, forced, rpb,
                                         staged.staged || packed.packed || decode,
-                                        block_row_auto(elem, s, misaligned), g);
+                                        block_row_auto(elem, s, misaligned, kBlockRowMaxChunksAdd), g);
   if (block_row) wide = 0;
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
@@ -324,11 +322,13 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   const bool misaligned = strides_misaligned(strides, elem);
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
-  const int wide = read_wide(v, op, kLayernormSchedules, elem, s, misaligned, limits, forced, rpb, g);
+  int wide = read_wide(v, op, kLayernormSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const PackedPlan packed = read_packed(v, op, kLayernormSchedules, elem, 2, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool block_row = read_block_row(v, op, kLayernormSchedules, elem, s, forced, rpb,
-                                        wide != 0 || packed.packed, false, g);
+                                        packed.packed,
+                                        block_row_auto(elem, s, misaligned, kBlockRowMaxChunksNorm), g);
+  if (block_row) wide = 0;
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();

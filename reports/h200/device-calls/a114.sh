@@ -1,0 +1,17 @@
+#!/bin/bash
+# Call 114: the report's evidence with the row-a-block kernels auto now takes (add_rmsnorm rows of
+# 512-4096 chunks, rmsnorm and layernorm of 512-2048), on the carried binary: verify (every op,
+# dtype and variant, fixtures included) and its worst-error tables, bench, the peers, memcheck
+# (shown red, then the forward and backward bf16 rungs). The decode kernels are unchanged since
+# call 106, whose Nsight Compute times stand.
+set -u
+export LADDER_CACHE_DIR=/tmp/lc LADDER_COMMIT=${LADDER_COMMIT:?}
+mkdir -p /tmp/o $OUT
+for s in verify worst bench peers memcheck; do
+  (time SKIP_BUILD=1 PEERS_TIMEOUT=150 OUT=/tmp/o bash scripts/device_check.sh $s) > /tmp/o-$s.txt 2>&1
+  grep -E "^==|exit|rungs:|real|SUMMARY" /tmp/o-$s.txt | head -12
+  cp -r /tmp/o/. $OUT/ 2>/dev/null
+done
+cat /tmp/o-verify.txt /tmp/o-worst.txt /tmp/o-bench.txt /tmp/o-peers.txt /tmp/o-memcheck.txt > $OUT/device_log.txt
+ls $OUT
+true
