@@ -105,8 +105,8 @@ TEST_CASE("schedule=row: add_rmsnorm rows one a block of 64-512 threads at eight
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}, {"stage_weight", "0"}}}, 3, 1000).shared_bytes == 0);
   // Past 4096 chunks: the register kernel.
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 4, 32776).entry.find("_row<") == std::string::npos);
-  // auto: add_rmsnorm rows on the grid of 512 to 4096 chunks, any dtype (block_row_auto);
-  // schedule=wide still gives the wide build there.
+  // auto: add_rmsnorm rows on the grid from d = 8192 (f16: 4096) to 4096 chunks
+  // (block_row_auto); schedule=wide still gives the wide build there.
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 512, 32768).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 512>");
   CHECK(entry_of({"add_rmsnorm", DType::F16, {}}, 2048, 32768).entry == "ladder::add_rmsnorm_fwd_row<__half, 8, false, 512>");
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 16384).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 256>");
@@ -116,16 +116,19 @@ TEST_CASE("schedule=row: add_rmsnorm rows one a block of 64-512 threads at eight
   CHECK(d4096.grid[0] == 16384);
   CHECK(d4096.shared_bytes == 4096u * 2);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 24576).block[0] == 512);  // 3/4 of its block
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 4104).block[0] == 128);   // 513 chunks
+  CHECK(entry_of({"add_rmsnorm", DType::F16, {}}, 4096, 4104).block[0] == 128);   // 513 chunks
   CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 512, 16384).entry == "ladder::add_rmsnorm_fwd_row<float, 8, false, 512>");
-  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 16384, 2048).block[0] == 64);
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 8192, 8192).block[0] == 256);
+  // bf16 and fp32 below d = 8192 keep the register kernel.
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 16384, 4096).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 16384, 8184).entry.find("_row<") == std::string::npos);
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 16384, 4096).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "wide"}}}, 512, 32768).entry ==
         "ladder::add_rmsnorm_fwd<__nv_bfloat16, 8, false, 512, true>");
   // Fewer than 512 chunks or more than 4096, d not a whole number of chunks, rows off the grid
   // and explicit ITEMS keep the other schedules.
   for (const auto& [rows, d] : std::vector<std::pair<int, int>>{{65536, 1024}, {16384, 4088}, {512, 32776}, {4096, 4100}})
-    CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, rows, d).entry.find("_row<") == std::string::npos);
-  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 16384, 2044).entry.find("_row<") == std::string::npos);
+    CHECK(entry_of({"add_rmsnorm", DType::F16, {}}, rows, d).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"items", "2"}}}, 16384, 4096).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"strided", "odd"}}}, 512, 32768).entry.find("_row<") == std::string::npos);
 }

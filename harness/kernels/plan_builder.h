@@ -148,15 +148,16 @@ bool read_block_row(VariantReader& v, const std::string& op,
                     bool auto_takes, RowGeometry& g);
 
 // Where auto takes the row-a-block kernel: rows on the 16-byte grid, d a whole number of chunks,
-// of kBlockRowMinChunks to max_chunks chunks. Measured on the H200 (calls 112-113,
-// reports/h200/bench-block-row*.txt): add_rmsnorm at or above every other schedule from 512 to
-// 4096 chunks (16-bit d = 4096..32768, blocks 62-100% full; fp32 4096 a tie, 8192 0.96 against
-// 0.90); rmsnorm and layernorm from 512 to 2048 (at 4096 chunks rmsnorm's staged schedule wins:
-// one 512-thread block an SM against two).
+// d >= min_d, of kBlockRowMinChunks to max_chunks chunks. Measured on the H200 (calls 112-114,
+// reports/h200/bench-block-row*.txt): add_rmsnorm ahead of every other schedule from d = 8192
+// to 4096 chunks (16-bit 8192..32768, blocks 62-100% full; fp32 8192 0.96 against 0.90), and f16
+// from d = 4096 (0.94-0.95 against 0.92), where bf16 and fp32 lost 0.5-1% to the register
+// kernel (add_rmsnorm_min_d); rmsnorm and layernorm from 512 to 2048 chunks (at 4096 rmsnorm's
+// staged schedule wins: one 512-thread block an SM against two).
 inline constexpr std::int64_t kBlockRowMinChunks = 512;
 inline constexpr std::int64_t kBlockRowMaxChunksAdd = 4096;
 inline constexpr std::int64_t kBlockRowMaxChunksNorm = 2048;
-bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned,
+bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std::int64_t min_d,
                     std::int64_t max_chunks);
 
 // Row strides for the named [rows, d] tensors. strided: "0" dense; "1" padded by whole 16-byte

@@ -45,11 +45,11 @@ int narrowest_block_row(std::int64_t chunks) {
 
 }  // namespace
 
-bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned,
+bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std::int64_t min_d,
                     std::int64_t max_chunks) {
   if (misaligned || s.d * static_cast<std::int64_t>(elem_size) % kChunkBytes != 0) return false;
   const std::int64_t chunks = row_chunks(elem_size, s.d, false);
-  return chunks >= kBlockRowMinChunks && chunks <= max_chunks;
+  return s.d >= min_d && chunks >= kBlockRowMinChunks && chunks <= max_chunks;
 }
 
 bool read_block_row(VariantReader& v, const std::string& op,
