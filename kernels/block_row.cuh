@@ -72,6 +72,12 @@ struct BlockRow {
   }
 };
 
+// The blocks an SM the launch bound asks for: 4096 / (THREADS x ITEMS), at least one. That caps
+// registers at 128 for ITEMS 8 (the row's 64 fp32 values) and 64 for ITEMS 4.
+__host__ __device__ constexpr int row_blocks_per_sm(int threads, int items) {
+  return 4096 / (threads * items) > 0 ? 4096 / (threads * items) : 1;
+}
+
 // The RMSNorm weight's three cases, each a copy of the last pass without per-chunk tests.
 enum class RowWeight { None, Plain, Gemma };
 
@@ -142,11 +148,11 @@ __device__ __forceinline__ void rms_scale_and_store_elements(
 // weights, d / VEC * 16 bytes each. The fast path needs every row pointer and stride on the
 // 16-byte grid, d a whole number of chunks, and the weights staged (or absent); any other launch
 // runs element by element: correct, not fast (the planner never asks for it). The launch bound
-// caps registers at 128 (512 / THREADS blocks an SM), which holds the row's fp32 values.
+// is norm::row_blocks_per_sm's: at most 128 registers at ITEMS 8, 64 at ITEMS 4.
 
 // Same arguments, results and aliasing as rmsnorm_fwd (rmsnorm.cuh).
 template <typename T, int ITEMS, int THREADS>
-__global__ void __launch_bounds__(THREADS, 512 / THREADS)
+__global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEMS))
     rmsnorm_fwd_row(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                     int y_stride, float eps, float w_offset) {
   using E = norm::Elem<T>;
@@ -194,7 +200,7 @@ __global__ void __launch_bounds__(THREADS, 512 / THREADS)
 // Same arguments, results and aliasing as add_rmsnorm_fwd (add_rmsnorm.cuh). The sum h = x + r
 // stays in fp32 between the passes (16-bit x and r packed take as many registers).
 template <typename T, int ITEMS, bool ROUND_SUM, int THREADS>
-__global__ void __launch_bounds__(THREADS, 512 / THREADS)
+__global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEMS))
     add_rmsnorm_fwd_row(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
                         int d, int x_stride, int r_stride, int h_stride, int y_stride, float eps,
                         float w_offset) {
@@ -258,7 +264,7 @@ __global__ void __launch_bounds__(THREADS, 512 / THREADS)
 // variance, from the row's fp32 registers. gamma and beta are staged one after the other (2 x
 // d / VEC * 16 bytes of dynamic shared memory); the fast path takes both or neither.
 template <typename T, int ITEMS, int THREADS>
-__global__ void __launch_bounds__(THREADS, 512 / THREADS)
+__global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEMS))
     layernorm_fwd_row(T* y, const T* x, const T* gamma, const T* beta, float* mean, float* rstd,
                       int rows, int d, int x_stride, int y_stride, float eps) {
   using E = norm::Elem<T>;

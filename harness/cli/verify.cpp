@@ -66,7 +66,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "decode"}, {"strided", "1"}},
             {{"schedule", "row"}}, {{"schedule", "row"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "row"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
-            {{"schedule", "row"}, {"strided", "1"}, {"stage_weight", "0"}}};
+            {{"schedule", "row"}, {"strided", "1"}, {"stage_weight", "0"}},
+            {{"schedule", "row"}, {"row_items", "4"}, {"weight", "gemma"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
             {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},
@@ -88,7 +89,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "row"}}, {{"schedule", "row"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "row"}, {"strided", "odd"}, {"weight", "gemma"}},
             {{"schedule", "row"}, {"weight", "none"}, {"write_rstd", "0"}},
-            {{"schedule", "row"}, {"stage_weight", "0"}, {"inplace", "h_r"}}};
+            {{"schedule", "row"}, {"stage_weight", "0"}, {"inplace", "h_r"}},
+            {{"schedule", "row"}, {"row_items", "4"}, {"inplace", "both"}, {"convention", "B"}}};
   if (op == "layernorm")
     return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"strided", "odd"}},
@@ -97,7 +99,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_threads", "1024"}},
             {{"schedule", "packed"}, {"weight_copies", "one"}},
             {{"schedule", "row"}}, {{"schedule", "row"}, {"affine", "0"}, {"inplace", "y_x"}},
-            {{"schedule", "row"}, {"strided", "odd"}}, {{"schedule", "row"}, {"stage_weight", "0"}}};
+            {{"schedule", "row"}, {"strided", "odd"}}, {{"schedule", "row"}, {"stage_weight", "0"}},
+            {{"schedule", "row"}, {"row_items", "4"}, {"inplace", "y_x"}}};
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).
   if (op == "rmsnorm_bwd")

@@ -100,14 +100,15 @@ std::vector<KernelRef> all_specializations() {
         // f32 has nothing to round: convention B is convention A's instantiation.
         if (dt == DType::F32 && combo.count("convention") && combo.at("convention") == "B")
           continue;
-        // schedule=row fixes its ITEMS: one instantiation per block width.
+        // schedule=row: one instantiation per ITEMS and block width.
         if (combo.count("schedule") && combo.at("schedule") == "row") {
-          for (const std::string& width : detail::kBlockRowWidths) {
-            if (width == "auto") continue;
-            auto v = combo;
-            v["row_threads"] = width;
-            out.push_back({e.name, dt, v});
-          }
+          for (int items : {4, 8})
+            for (int width : detail::block_row_widths(items)) {
+              auto v = combo;
+              v["row_items"] = std::to_string(items);
+              v["row_threads"] = std::to_string(width);
+              out.push_back({e.name, dt, v});
+            }
           continue;
         }
         // schedule=wide fixes its ITEMS, and decode has none: one instantiation per dtype (and

@@ -4,6 +4,8 @@
 // weight staged.
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/kernels/plan_builder.h"
 
@@ -36,14 +38,18 @@ bool read_decode(VariantReader& v, const std::vector<std::string>& schedules,
 
 namespace {
 
-// The narrowest row-a-block width that covers `chunks`, or 0 when none does.
-int narrowest_block_row(std::int64_t chunks) {
-  for (const std::string& w : kBlockRowWidths)
-    if (w != "auto" && std::int64_t{std::stoi(w)} * kBlockRowItems >= chunks) return std::stoi(w);
+// The narrowest row-a-block width at `items` that covers `chunks`, or 0 when none does.
+int narrowest_block_row(std::int64_t chunks, int items) {
+  for (int w : block_row_widths(items))
+    if (std::int64_t{w} * items >= chunks) return w;
   return 0;
 }
 
 }  // namespace
+
+std::vector<int> block_row_widths(int items) {
+  return items == 4 ? std::vector<int>{128, 256, 512, 1024} : std::vector<int>{64, 128, 256, 512};
+}
 
 bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std::int64_t min_d,
                     std::int64_t max_chunks) {
@@ -55,23 +61,29 @@ bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std:
 bool read_block_row(VariantReader& v, const std::string& op,
                     const std::vector<std::string>& schedules, std::size_t elem_size,
                     const Shape& s, int forced_items, int rows_per_block, bool other_schedule,
-                    bool auto_takes, RowGeometry& g) {
+                    bool auto_takes, int auto_items, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", schedules);
   const std::string width = v.get("row_threads", "auto", kBlockRowWidths);
+  const std::string items_key = v.get("row_items", "auto", kBlockRowItemsChoices);
   const bool asked = schedule == "row" || (schedule == "auto" && auto_takes);
-  if (width != "auto" && (other_schedule || schedule != "row"))
-    fail(op, "row_threads=" + width + " needs schedule=row");
+  for (const auto& [key, value] : {std::pair{"row_threads", width}, std::pair{"row_items", items_key}})
+    if (value != "auto" && (other_schedule || schedule != "row"))
+      fail(op, std::string(key) + "=" + value + " needs schedule=row");
   if (other_schedule || !asked) return false;
   if (schedule == "auto" && (forced_items != 0 || rows_per_block != 0)) return false;
   if (forced_items != 0 || rows_per_block != 0)
-    fail(op, "schedule=row fixes its ITEMS (" + std::to_string(kBlockRowItems) +
-                            ") and one row a block; drop items and rpb");
+    fail(op, "schedule=row takes its ITEMS from row_items and one row a block; drop items and rpb");
+  const int items = items_key == "auto" ? auto_items : std::stoi(items_key);
+  const std::vector<int> widths = block_row_widths(items);
+  if (width != "auto" && std::find(widths.begin(), widths.end(), std::stoi(width)) == widths.end())
+    fail(op, "row_threads=" + width + " is not instantiated at row_items=" + std::to_string(items) +
+                 " (64-512 threads at 8, 128-1024 at 4)");
   const std::int64_t chunks = row_chunks(elem_size, s.d, false);
   // The narrowest block that covers the row, or the one asked for; a row wider than that block
   // runs the register kernel.
-  const int threads = width != "auto" ? std::stoi(width) : narrowest_block_row(chunks);
-  if (threads == 0 || chunks > std::int64_t{threads} * kBlockRowItems) return false;
-  g.items = kBlockRowItems;
+  const int threads = width != "auto" ? std::stoi(width) : narrowest_block_row(chunks, items);
+  if (threads == 0 || chunks > std::int64_t{threads} * items) return false;
+  g.items = items;
   g.threads_per_row = threads;
   g.rows_per_block = 1;
   g.streams = false;
