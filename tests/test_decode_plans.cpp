@@ -81,11 +81,10 @@ TEST_CASE("schedule=decode: any rows a block of 1024 threads covers; wider rows 
 TEST_CASE("schedule=row: add_rmsnorm rows one a block of 64-512 threads at eight chunks, weight staged",
           "[kernels]") {
   ladder::register_builtin_oracles();
-  // Rows of more than 2048 chunks take four chunks a thread in up to 1024 threads.
   const auto row = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 512, 32768);
-  CHECK(row.entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 4, false, 1024>");
+  CHECK(row.entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 512>");
   CHECK(row.source.find("block_row.cuh") != std::string::npos);
-  CHECK(row.block[0] == 1024);
+  CHECK(row.block[0] == 512);
   CHECK(row.grid[0] == 512);
   CHECK(row.shared_bytes == 32768u * 2);  // the weight's whole chunks
   // The narrowest block that covers the row: 125 chunks take 64 threads, 1025 take 256.
@@ -94,13 +93,15 @@ TEST_CASE("schedule=row: add_rmsnorm rows one a block of 64-512 threads at eight
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 3, 4096).block[0] == 64);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 3, 4104).block[0] == 128);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 3, 8200).block[0] == 256);
-  CHECK(entry_of({"add_rmsnorm", DType::F32, {{"schedule", "row"}}}, 3, 16384).block[0] == 1024);
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 3, 16384).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 256>");
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 3, 16392).block[0] == 1024);
-  // row_items picks ITEMS, and row_threads must be a width instantiated at it.
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {{"schedule", "row"}}}, 3, 16384).block[0] == 512);
+  // row_items picks ITEMS (four chunks a thread in up to 1024 threads), and row_threads must be
+  // a width instantiated at it.
   const auto four = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}, {"row_items", "4"}}}, 3, 4096);
   CHECK(four.entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 4, false, 128>");
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}, {"row_items", "8"}}}, 3, 32768).block[0] == 512);
+  const auto four_wide = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}, {"row_items", "4"}}}, 512, 32768);
+  CHECK(four_wide.entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 4, false, 1024>");
+  CHECK(four_wide.shared_bytes == 32768u * 2);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "row"}, {"row_items", "4"}}}, 3, 32776).entry.find("_row<") == std::string::npos);
   CHECK_THROWS(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}, {"row_items", "4"}, {"row_threads", "64"}}}, 3, 128));
   CHECK_THROWS(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}, {"row_items", "8"}, {"row_threads", "1024"}}}, 3, 128));
   CHECK_THROWS(entry_of({"add_rmsnorm", DType::BF16, {{"row_items", "4"}}}, 3, 4096));
@@ -117,17 +118,17 @@ TEST_CASE("schedule=row: add_rmsnorm rows one a block of 64-512 threads at eight
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 4, 32776).entry.find("_row<") == std::string::npos);
   // auto: add_rmsnorm rows on the grid from d = 8192 (f16: 4096) to 4096 chunks
   // (block_row_auto); schedule=wide still gives the wide build there.
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 512, 32768).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 4, false, 1024>");
-  CHECK(entry_of({"add_rmsnorm", DType::F16, {}}, 2048, 32768).entry == "ladder::add_rmsnorm_fwd_row<__half, 4, false, 1024>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 512, 32768).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 512>");
+  CHECK(entry_of({"add_rmsnorm", DType::F16, {}}, 2048, 32768).entry == "ladder::add_rmsnorm_fwd_row<__half, 8, false, 512>");
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 16384).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 256>");
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 8192).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 128>");
   const auto d4096 = entry_of({"add_rmsnorm", DType::F16, {{"convention", "B"}}}, 16384, 4096);
   CHECK(d4096.entry == "ladder::add_rmsnorm_fwd_row<__half, 8, true, 64>");
   CHECK(d4096.grid[0] == 16384);
   CHECK(d4096.shared_bytes == 4096u * 2);
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 24576).block[0] == 1024);  // 3/4 of its block
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 24576).block[0] == 512);  // 3/4 of its block
   CHECK(entry_of({"add_rmsnorm", DType::F16, {}}, 4096, 4104).block[0] == 128);   // 513 chunks
-  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 512, 16384).entry == "ladder::add_rmsnorm_fwd_row<float, 4, false, 1024>");
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 512, 16384).entry == "ladder::add_rmsnorm_fwd_row<float, 8, false, 512>");
   CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 8192, 8192).block[0] == 256);
   // bf16 and fp32 below d = 8192 keep the register kernel.
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 16384, 4096).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>");

@@ -83,11 +83,11 @@ TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[ke
     CHECK(L.block[0] == w.tpr);
   }
   // add_rmsnorm's register kernel never spills to keep a row in registers: a 16-bit row past
-  // 1024 x 2 chunks streams there, and auto takes 4 chunks in 1024 threads (the row-a-block
+  // 1024 x 2 chunks streams there, and auto takes 8 chunks in 512 threads (the row-a-block
   // kernel; schedule=wide the wide register kernel).
   const auto wide = plan_checked({"add_rmsnorm", DType::BF16, {}}, {{"rows", 512}, {"d", 32768}});
-  CHECK(wide.front().block[0] == 1024);
-  CHECK(wide.front().entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 4, false, 1024>");
+  CHECK(wide.front().block[0] == 512);
+  CHECK(wide.front().entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 512>");
   const auto streamed = plan_checked({"add_rmsnorm", DType::BF16, {{"schedule", "regs"}}}, {{"rows", 512}, {"d", 32768}});
   CHECK(streamed.front().block[0] == 1024);
   CHECK(streamed.front().entry.find(", 2, ") != std::string::npos);

@@ -136,10 +136,10 @@ bool read_decode(VariantReader& v, const std::vector<std::string>& schedules,
 
 // schedule=row (plan_decode.cpp): the row-a-block kernels (kernels/block_row.cuh), ITEMS chunks a
 // thread in a block of THREADS, one row a block, the weights staged in shared memory; where that
-// block covers the row (elsewhere the register kernel runs). row_items=4|8 picks ITEMS (auto:
-// `auto_items`), row_threads the block (auto: the narrowest that covers the row): 64-512 threads
-// at ITEMS 8 (128 registers), 128-1024 at ITEMS 4 (64). auto takes it where the caller says
-// (auto_takes). Returns true when taken, and rewrites g for it.
+// block covers the row (elsewhere the register kernel runs). row_items=4|8 picks ITEMS (auto: 8;
+// ITEMS 4 measured level with it, call 117), row_threads the block (auto: the narrowest that
+// covers the row): 64-512 threads at ITEMS 8 (128 registers), 128-1024 at ITEMS 4 (64). auto
+// takes it where the caller says (auto_takes). Returns true when taken, and rewrites g for it.
 inline const std::vector<std::string> kBlockRowWidths{"auto", "64", "128", "256", "512", "1024"};
 inline const std::vector<std::string> kBlockRowItemsChoices{"auto", "4", "8"};
 // The block widths instantiated for each ITEMS.
@@ -147,7 +147,7 @@ std::vector<int> block_row_widths(int items);
 bool read_block_row(VariantReader& v, const std::string& op,
                     const std::vector<std::string>& schedules, std::size_t elem_size,
                     const Shape& s, int forced_items, int rows_per_block, bool other_schedule,
-                    bool auto_takes, int auto_items, RowGeometry& g);
+                    bool auto_takes, RowGeometry& g);
 
 // Where auto takes the row-a-block kernel: rows on the 16-byte grid, d a whole number of chunks,
 // d >= min_d, of kBlockRowMinChunks to max_chunks chunks. Measured on the H200 (calls 112-114,

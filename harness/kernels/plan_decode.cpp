@@ -61,7 +61,7 @@ bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std:
 bool read_block_row(VariantReader& v, const std::string& op,
                     const std::vector<std::string>& schedules, std::size_t elem_size,
                     const Shape& s, int forced_items, int rows_per_block, bool other_schedule,
-                    bool auto_takes, int auto_items, RowGeometry& g) {
+                    bool auto_takes, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", schedules);
   const std::string width = v.get("row_threads", "auto", kBlockRowWidths);
   const std::string items_key = v.get("row_items", "auto", kBlockRowItemsChoices);
@@ -73,7 +73,7 @@ bool read_block_row(VariantReader& v, const std::string& op,
   if (schedule == "auto" && (forced_items != 0 || rows_per_block != 0)) return false;
   if (forced_items != 0 || rows_per_block != 0)
     fail(op, "schedule=row takes its ITEMS from row_items and one row a block; drop items and rpb");
-  const int items = items_key == "auto" ? auto_items : std::stoi(items_key);
+  const int items = items_key == "auto" ? 8 : std::stoi(items_key);
   const std::vector<int> widths = block_row_widths(items);
   if (width != "auto" && std::find(widths.begin(), widths.end(), std::stoi(width)) == widths.end())
     fail(op, "row_threads=" + width + " is not instantiated at row_items=" + std::to_string(items) +

@@ -159,7 +159,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                   wide != 0 || staged.staged || rows_per_thread > 1 || packed.packed, g);
   const bool block_row = read_block_row(v, op, kRmsnormSchedules, elem, s, forced, rpb,
                                         staged.staged || rows_per_thread > 1 || packed.packed || decode,
-                                        block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksNorm), 8, g);
+                                        block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksNorm), g);
   if (block_row) wide = 0;
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
@@ -248,7 +248,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
                                         block_row_auto(elem, s, misaligned,
                                                        ref.dtype == DType::F16 ? 4096 : 8192,
                                                        kBlockRowMaxChunksAdd),
-                                        row_chunks(elem, s.d, false) > 2048 ? 4 : 8, g);
+                                        g);
   if (block_row) wide = 0;
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
@@ -330,7 +330,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool block_row = read_block_row(v, op, kLayernormSchedules, elem, s, forced, rpb,
                                         packed.packed,
-                                        block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksNorm), 8, g);
+                                        block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksNorm), g);
   if (block_row) wide = 0;
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
