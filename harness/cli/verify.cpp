@@ -35,9 +35,9 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // last one, packed_threads narrow and wide blocks; strided rows (and rows shorter than a chunk)
 // fall back to the register kernel.
 // decode: one chunk a thread, one row a block, at any rows (the small shapes' wider rows fall
-// back to the register kernel); odd strides take its element-wise path. row (add_rmsnorm): the
-// same at eight chunks a thread in 512 threads, the weight staged; odd strides, and a weight
-// left unstaged (stage_weight=0), take its element-wise path.
+// back to the register kernel); odd strides take its element-wise path. row (every forward op):
+// the row-a-block kernels at eight chunks a thread (row_items=4: four), the weights staged; odd
+// strides, and a weight left unstaged (stage_weight=0), take their element-wise path.
 // Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
 const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
     {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 16383}, {3, 32765}, {3, 32768}, {2, 65536}};

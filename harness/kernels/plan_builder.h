@@ -148,13 +148,18 @@ bool read_block_row(VariantReader& v, const std::string& op,
                     const std::vector<std::string>& schedules, std::size_t elem_size,
                     const Shape& s, int forced_items, int rows_per_block, bool other_schedule,
                     bool auto_takes, RowGeometry& g);
+// The dynamic shared memory of a row-a-block launch: `weights` staged weights one after the
+// other (rmsnorm, add_rmsnorm: 0 or 1; layernorm: 0 or 2), each its whole 16-byte chunks; none
+// where `staged` is false (variant stage_weight=0).
+std::uint32_t block_row_shared_bytes(const RowGeometry& g, std::size_t elem_size, std::int64_t d,
+                                     int weights, bool staged);
 
 // Where auto takes the row-a-block kernel: rows on the 16-byte grid, d a whole number of chunks,
 // d >= min_d, of kBlockRowMinChunks to max_chunks chunks. Measured on the H200 (calls 112-114,
 // reports/h200/bench-block-row*.txt): add_rmsnorm ahead of every other schedule from d = 8192
 // to 4096 chunks (16-bit 8192..32768, blocks 62-100% full; fp32 8192 0.96 against 0.90), and f16
 // from d = 4096 (0.94-0.95 against 0.92), where bf16 and fp32 lost 0.5-1% to the register
-// kernel (add_rmsnorm_min_d); rmsnorm and layernorm from 512 to 2048 chunks (at 4096 rmsnorm's
+// kernel (plan_add_rmsnorm passes that min_d); rmsnorm and layernorm from 512 to 2048 chunks (at 4096 rmsnorm's
 // staged schedule wins: one 512-thread block an SM against two).
 inline constexpr std::int64_t kBlockRowMinChunks = 512;
 inline constexpr std::int64_t kBlockRowMaxChunksAdd = 4096;

@@ -1,7 +1,7 @@
 // The row-a-block kernels: schedule=decode for rmsnorm and add_rmsnorm (kernels/decode_norm.cuh),
-// one 16-byte chunk a thread, for the few rows of token-by-token generation; schedule=row for
-// add_rmsnorm (kernels/block_row.cuh), eight chunks a thread in a block of 512 threads with the
-// weight staged.
+// one 16-byte chunk a thread, for the few rows of token-by-token generation; schedule=row for the
+// three forward ops (kernels/block_row.cuh), four or eight chunks a thread in a block of 64-1024
+// threads with the weights staged.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -56,6 +56,12 @@ bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std:
   if (misaligned || s.d * static_cast<std::int64_t>(elem_size) % kChunkBytes != 0) return false;
   const std::int64_t chunks = row_chunks(elem_size, s.d, false);
   return s.d >= min_d && chunks >= kBlockRowMinChunks && chunks <= max_chunks;
+}
+
+std::uint32_t block_row_shared_bytes(const RowGeometry& g, std::size_t elem_size, std::int64_t d,
+                                     int weights, bool staged) {
+  return static_cast<std::uint32_t>(weights) *
+         staged_weight_bytes(g, g.threads_per_row, elem_size, d, weights > 0, staged);
 }
 
 bool read_block_row(VariantReader& v, const std::string& op,

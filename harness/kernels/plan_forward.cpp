@@ -197,8 +197,9 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, register_family_shared_bytes(packed, staged, g, block_row ? g.threads_per_row : wide,
-                                                 elem, s.d, weight != "none", stage_weight));
+  set_geometry(L, g, block_row ? block_row_shared_bytes(g, elem, s.d, weight != "none", stage_weight)
+                               : register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
+                                                              weight != "none", stage_weight));
   L.oracle = "kernel.rmsnorm";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   return {L};
@@ -293,8 +294,9 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, register_family_shared_bytes(packed, staged, g, block_row ? g.threads_per_row : wide, elem, s.d,
-                                                 weight != "none", stage_weight));
+  set_geometry(L, g, block_row ? block_row_shared_bytes(g, elem, s.d, weight != "none", stage_weight)
+                               : register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
+                                                              weight != "none", stage_weight));
   L.oracle = "kernel.add_rmsnorm";
   L.scalars = {{"eps", eps},
                {"weight_mode", weight_mode_code(weight)},
@@ -368,8 +370,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
             i32(strides["y"]),
             f32(eps)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  // The row-a-block kernel stages gamma and beta one after the other.
-  set_geometry(L, g, block_row ? 2 * staged_weight_bytes(g, g.threads_per_row, elem, s.d, affine, stage_weight)
+  set_geometry(L, g, block_row ? block_row_shared_bytes(g, elem, s.d, affine ? 2 : 0, stage_weight)
                                : packed.shared_bytes);
   L.oracle = "kernel.layernorm";
   L.scalars = {{"eps", eps}};
