@@ -5,6 +5,12 @@
 namespace ladder {
 using nlohmann::json;
 
+namespace {
+std::string same_size_cell(const json& r) {
+  return r.contains("cold_of_same_size_copy") ? fmt::format("{:.3f}", r["cold_of_same_size_copy"].get<double>()) : "—";
+}
+}  // namespace
+
 namespace bench {
 
 json annotate(json doc) {
@@ -19,6 +25,9 @@ json annotate(json doc) {
       r[std::string(which) + "_gbps"] = gbps;
       if (ceiling > 0) r[std::string(which) + "_fraction"] = gbps / ceiling;
     }
+    // The same bytes copied cold: the fraction of what a copy of this size reaches.
+    const double cold = r.value("cold_us", 0.0), copy = r.value("copy_same_us", 0.0);
+    if (cold > 0 && copy > 0) r["cold_of_same_size_copy"] = copy / cold;
   }
   return doc;
 }
@@ -28,18 +37,18 @@ std::string bench_terminal_table(const json& doc) {
   if (doc.contains("copy"))
     s += fmt::format("copy ceiling: {:.0f} GB/s (device-to-device, read + write, same run)\n",
                      doc["copy"].value("gbps", 0.0));
-  s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:<22} {:>10} {:>10} {:>9} {:>9} {:>6}\n", "op", "dtype", "rows", "d", "impl",
-                   "hot us", "cold us", "hot GB/s", "cold GB/s", "cold/copy");
+  s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:<22} {:>10} {:>10} {:>9} {:>9} {:>6} {:>9}\n", "op", "dtype", "rows", "d",
+                   "impl", "hot us", "cold us", "hot GB/s", "cold GB/s", "cold/copy", "same-size");
   for (const auto& r : doc["results"]) {
     if (r.contains("error")) {
       s += fmt::format("{:<16} {:<5} {:>7} {:>6} error: {}\n", r.value("op", ""), r.value("dtype", ""), r.value("rows", 0),
                        r.value("d", 0), r.value("error", ""));
       continue;
     }
-    s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:<22} {:>10.2f} {:>10.2f} {:>9.0f} {:>9.0f} {:>6.3f}\n", r.value("op", ""),
+    s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:<22} {:>10.2f} {:>10.2f} {:>9.0f} {:>9.0f} {:>6.3f} {:>9}\n", r.value("op", ""),
                      r.value("dtype", ""), r.value("rows", 0), r.value("d", 0), r.value("impl", ""), r.value("hot_us", 0.0),
                      r.value("cold_us", 0.0), r.value("hot_gbps", 0.0), r.value("cold_gbps", 0.0),
-                     r.value("cold_fraction", 0.0));
+                     r.value("cold_fraction", 0.0), same_size_cell(r));
   }
   return s;
 }
@@ -76,14 +85,15 @@ std::string bench_markdown(const json& bench, const std::string& path, const jso
                       bench["toolchain"].value("nvrtc_version", "?"));
   if (bench.contains("copy"))
     md += fmt::format("- copy ceiling (same run): {:.0f} GB/s\n", bench["copy"].value("gbps", 0.0));
-  md += "\nGB/s counts the minimum bytes: each input read once, each output written once. Cold: L2 flushed before every launch. Hot: back-to-back launches.\n\n";
-  md += "| op | dtype | rows × d | impl | hot µs | cold µs | cold GB/s | cold / copy | hot / copy | best peer (µs, impl) |\n";
-  md += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  md += "\nGB/s counts the minimum bytes: each input read once, each output written once. Cold: L2 flushed before every launch. Hot: back-to-back launches. "
+        "cold / copy is the fraction of the ceiling (a 2 GiB copy); cold / same-size copy, of a cold copy of the case's own bytes timed the same way, which pays the same fixed costs of a launch.\n\n";
+  md += "| op | dtype | rows × d | impl | hot µs | cold µs | cold GB/s | cold / copy | hot / copy | cold / same-size copy | best peer (µs, impl) |\n";
+  md += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& r : bench.value("results", json::array())) {
     const std::string op = r.value("op", ""), dtype = r.value("dtype", "");
     const long rows = r.value("rows", 0L), d = r.value("d", 0L);
     if (r.contains("error")) {
-      md += fmt::format("| {} | {} | {}×{} | {} | error: {} | | | | | |\n", op, dtype, rows, d, r.value("impl", ""),
+      md += fmt::format("| {} | {} | {}×{} | {} | error: {} | | | | | | |\n", op, dtype, rows, d, r.value("impl", ""),
                         r.value("error", ""));
       continue;
     }
@@ -96,9 +106,9 @@ std::string bench_markdown(const json& bench, const std::string& path, const jso
           best_us = p.value("us", 0.0);
           best = p.value("impl", "");
         }
-    md += fmt::format("| {} | {} | {}×{} | {} | {:.2f} | {:.2f} | {:.0f} | {:.3f} | {:.3f} | {} |\n", op, dtype, rows, d,
+    md += fmt::format("| {} | {} | {}×{} | {} | {:.2f} | {:.2f} | {:.0f} | {:.3f} | {:.3f} | {} | {} |\n", op, dtype, rows, d,
                       r.value("impl", ""), r.value("hot_us", 0.0), r.value("cold_us", 0.0), r.value("cold_gbps", 0.0),
-                      r.value("cold_fraction", 0.0), r.value("hot_fraction", 0.0),
+                      r.value("cold_fraction", 0.0), r.value("hot_fraction", 0.0), same_size_cell(r),
                       best.empty() ? std::string("—") : fmt::format("{:.2f} ({})", best_us, best));
   }
   return md + "\n";

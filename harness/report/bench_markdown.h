@@ -6,7 +6,8 @@
 
 namespace ladder::bench {
 
-// Adds GB/s and fractions of the copy ceiling to every result (hot and cold).
+// Adds GB/s and fractions of the copy ceiling to every result (hot and cold), and the cold
+// fraction of a same-size copy where the bench child timed one (copy_same_us).
 nlohmann::json annotate(nlohmann::json doc);
 std::string bench_terminal_table(const nlohmann::json& doc);
 

@@ -1,0 +1,43 @@
+// The bench document's derived figures: GB/s and the fractions of the ceiling and of a
+// same-size copy, computed from the times the child measured.
+#include "harness/report/bench_markdown.h"
+
+#include "tests/catch.h"
+
+using nlohmann::json;
+
+namespace {
+json document() {
+  json doc;
+  doc["copy"] = {{"gbps", 4000.0}};
+  doc["results"] = json::array();
+  // 300 MB in 100 us cold: 3000 GB/s, 0.75 of the ceiling; a 90 us copy of the same bytes.
+  doc["results"].push_back({{"op", "rmsnorm"}, {"dtype", "bf16"}, {"rows", 8}, {"d", 8}, {"impl", "ladder"},
+                            {"bytes", 3.0e8}, {"cold_us", 100.0}, {"hot_us", 80.0}, {"copy_same_us", 90.0}});
+  // No same-size copy timed: no fraction of it.
+  doc["results"].push_back({{"op", "layernorm"}, {"dtype", "f32"}, {"rows", 8}, {"d", 8}, {"impl", "ladder"},
+                            {"bytes", 4.0e8}, {"cold_us", 200.0}, {"hot_us", 200.0}});
+  return doc;
+}
+}  // namespace
+
+TEST_CASE("bench annotate derives GB/s and both fractions from the measured times", "[bench]") {
+  const json doc = ladder::bench::annotate(document());
+  const auto& a = doc["results"][0];
+  CHECK(a["cold_gbps"].get<double>() == Approx(3000.0));
+  CHECK(a["hot_gbps"].get<double>() == Approx(3750.0));
+  CHECK(a["cold_fraction"].get<double>() == Approx(0.75));
+  CHECK(a["cold_of_same_size_copy"].get<double>() == Approx(0.9));
+  CHECK_FALSE(doc["results"][1].contains("cold_of_same_size_copy"));
+}
+
+TEST_CASE("bench tables show the same-size copy's fraction, or a dash where none was timed", "[bench]") {
+  const json doc = ladder::bench::annotate(document());
+  const std::string md = ladder::bench_markdown(doc, "bench.json", json::object());
+  CHECK(md.find("| 0.750 | 0.938 | 0.900 |") != std::string::npos);
+  CHECK(md.find("| 1.000 | 1.000 | — |") == std::string::npos);  // 0.5 of the ceiling, not 1
+  CHECK(md.find("| 0.500 | 0.500 | — |") != std::string::npos);
+  const std::string table = ladder::bench::bench_terminal_table(doc);
+  CHECK(table.find("0.900") != std::string::npos);
+  CHECK(table.find("same-size") != std::string::npos);
+}
