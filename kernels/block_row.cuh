@@ -56,21 +56,6 @@ struct BlockRow {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) out[i] = inside[i] ? p[i * THREADS] : make_uint4(0u, 0u, 0u, 0u);
   }
-  // Starts the copies of this thread's chunks of a row into its slots (chunk i at
-  // slots[i * THREADS + tx]), one commit group; only this thread reads them back.
-  __device__ __forceinline__ void prefetch(const T* row, uint4* slots) const {
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i)
-      if (inside[i]) cp_async16(slots + i * THREADS + tx, row + column(i));
-    cp_async_commit();
-  }
-  // This thread's chunks of the prefetched row, once its copies have landed; zero outside.
-  __device__ __forceinline__ void load_prefetched(const uint4* slots, uint4 (&out)[ITEMS]) const {
-    cp_async_wait<0>();
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i)
-      out[i] = inside[i] ? slots[i * THREADS + tx] : make_uint4(0u, 0u, 0u, 0u);
-  }
   __device__ __forceinline__ void store(T* row, int i, const float (&v)[kVec]) const {
     reinterpret_cast<uint4*>(row)[i * THREADS + tx] = Elem<T>::pack(v);
   }
@@ -107,10 +92,9 @@ template <typename T, int ITEMS, int THREADS, RowWeight WEIGHT>
 __device__ __forceinline__ void rms_scale_and_store(const BlockRow<T, ITEMS, THREADS>& br,
                                                     float (&v)[ITEMS][Elem<T>::kVec],
                                                     float inv_rms, const uint4* staged, T* y,
-                                                    float w_offset, bool wait_weight) {
+                                                    float w_offset) {
   constexpr int kVec = Elem<T>::kVec;
-  if constexpr (WEIGHT != RowWeight::None)
-    if (wait_weight) cp_async_wait<0>();
+  if constexpr (WEIGHT != RowWeight::None) cp_async_wait<0>();
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     if (!br.inside[i]) continue;
@@ -132,24 +116,13 @@ template <typename T, int ITEMS, int THREADS>
 __device__ __forceinline__ void rms_scale_and_store(const BlockRow<T, ITEMS, THREADS>& br,
                                                     float (&v)[ITEMS][Elem<T>::kVec],
                                                     float inv_rms, const uint4* staged, T* y,
-                                                    RowWeight weight, float w_offset,
-                                                    bool wait_weight) {
+                                                    RowWeight weight, float w_offset) {
   if (weight == RowWeight::None)
-    rms_scale_and_store<T, ITEMS, THREADS, RowWeight::None>(br, v, inv_rms, staged, y, 0.f, false);
+    rms_scale_and_store<T, ITEMS, THREADS, RowWeight::None>(br, v, inv_rms, staged, y, 0.f);
   else if (weight == RowWeight::Plain)
-    rms_scale_and_store<T, ITEMS, THREADS, RowWeight::Plain>(br, v, inv_rms, staged, y, 0.f,
-                                                             wait_weight);
+    rms_scale_and_store<T, ITEMS, THREADS, RowWeight::Plain>(br, v, inv_rms, staged, y, 0.f);
   else
-    rms_scale_and_store<T, ITEMS, THREADS, RowWeight::Gemma>(br, v, inv_rms, staged, y, w_offset,
-                                                             wait_weight);
-}
-
-// PREFETCH builds: whether this launch's dynamic shared memory holds, after `weight_chunks`
-// staged weight chunks, K tensors' slots of THREADS x ITEMS chunks (uniform over the launch).
-template <int ITEMS, int THREADS, int K>
-__device__ __forceinline__ bool prefetch_fits(int weight_chunks) {
-  return dynamic_shared_bytes() >=
-         static_cast<unsigned>(weight_chunks + K * ITEMS * THREADS) * kChunkBytes;
+    rms_scale_and_store<T, ITEMS, THREADS, RowWeight::Gemma>(br, v, inv_rms, staged, y, w_offset);
 }
 
 // The same off the grid, element by element.
@@ -178,7 +151,7 @@ __device__ __forceinline__ void rms_scale_and_store_elements(
 // is norm::row_blocks_per_sm's: at most 128 registers at ITEMS 8, 64 at ITEMS 4.
 
 // Same arguments, results and aliasing as rmsnorm_fwd (rmsnorm.cuh).
-template <typename T, int ITEMS, int THREADS, bool PREFETCH = false>
+template <typename T, int ITEMS, int THREADS>
 __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEMS))
     rmsnorm_fwd_row(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                     int y_stride, float eps, float w_offset) {
@@ -195,12 +168,6 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
     norm::cp_async_commit();
   }
   const norm::RowWeight weight = norm::row_weight(w, w_offset);
-  // PREFETCH: the block's next row is copied into shared memory while this one is reduced and
-  // stored (the slots follow the weight); its first wait also lands the weight.
-  uint4* const slots = weight_memory + (w != nullptr ? d / kVec : 0);
-  const bool prefetch =
-      PREFETCH && fast && norm::prefetch_fits<ITEMS, THREADS, 1>(w != nullptr ? d / kVec : 0);
-  if (prefetch && blockIdx.x < rows) br.prefetch(x + blockIdx.x * static_cast<long long>(x_stride), slots);
   int parity = 0;
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * x_stride;
@@ -209,10 +176,7 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
     float sum_sq = 0.f;
     if (fast) {
       uint4 xs[ITEMS];
-      if (prefetch)
-        br.load_prefetched(slots, xs);
-      else
-        br.load(xr, xs);
+      br.load(xr, xs);
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) E::unpack(xs[i], v[i]);
     } else {
@@ -225,12 +189,9 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
     for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
       for (int e = 0; e < kVec; ++e) sum_sq = fmaf(v[i][e], v[i][e], sum_sq);
-    // The slots are refilled after their values were used (in-order issue: the sums above
-    // waited for the shared loads), and only this thread reads them.
-    if (prefetch && row + gridDim.x < rows) br.prefetch(xr + static_cast<long long>(gridDim.x) * x_stride, slots);
     const float inv_rms = norm::row_inv_rms(sum_sq, scratch, parity, d, eps, rstd, row, true);
     if (fast)
-      norm::rms_scale_and_store(br, v, inv_rms, weight_memory, yr, weight, w_offset, !prefetch);
+      norm::rms_scale_and_store(br, v, inv_rms, weight_memory, yr, weight, w_offset);
     else
       norm::rms_scale_and_store_elements(br, v, inv_rms, w, yr, d, w_offset);
   }
@@ -238,7 +199,7 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
 
 // Same arguments, results and aliasing as add_rmsnorm_fwd (add_rmsnorm.cuh). The sum h = x + r
 // stays in fp32 between the passes (16-bit x and r packed take as many registers).
-template <typename T, int ITEMS, bool ROUND_SUM, int THREADS, bool PREFETCH = false>
+template <typename T, int ITEMS, bool ROUND_SUM, int THREADS>
 __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEMS))
     add_rmsnorm_fwd_row(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
                         int d, int x_stride, int r_stride, int h_stride, int y_stride, float eps,
@@ -257,15 +218,6 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
     norm::cp_async_commit();
   }
   const norm::RowWeight weight = norm::row_weight(w, w_offset);
-  // PREFETCH: as in rmsnorm_fwd_row, x's slots then r's.
-  uint4* const x_slots = weight_memory + (w != nullptr ? d / kVec : 0);
-  uint4* const r_slots = x_slots + ITEMS * THREADS;
-  const bool prefetch =
-      PREFETCH && fast && norm::prefetch_fits<ITEMS, THREADS, 2>(w != nullptr ? d / kVec : 0);
-  if (prefetch && blockIdx.x < rows) {
-    br.prefetch(x + blockIdx.x * static_cast<long long>(x_stride), x_slots);
-    br.prefetch(r + blockIdx.x * static_cast<long long>(r_stride), r_slots);
-  }
   int parity = 0;
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * x_stride;
@@ -277,25 +229,14 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
     if (fast) {
       // Every load before the first store: h may alias r.
       uint4 xs[ITEMS], rs[ITEMS];
-      if (prefetch) {
-        br.load_prefetched(x_slots, xs);
-        br.load_prefetched(r_slots, rs);
-      } else {
-        br.load(xr, xs);
-        br.load(rr, rs);
-      }
+      br.load(xr, xs);
+      br.load(rr, rs);
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], s[i]);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) sum_sq = fmaf(s[i][e], s[i][e], sum_sq);
         if (br.inside[i]) br.store(hr, i, s[i]);
-      }
-      // The next row's copies, after this row's slots were used (see rmsnorm_fwd_row); h and y
-      // alias this row's r and x at most, never the next row's.
-      if (prefetch && row + gridDim.x < rows) {
-        br.prefetch(xr + static_cast<long long>(gridDim.x) * x_stride, x_slots);
-        br.prefetch(rr + static_cast<long long>(gridDim.x) * r_stride, r_slots);
       }
     } else {
 #pragma unroll
@@ -313,7 +254,7 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
     }
     const float inv_rms = norm::row_inv_rms(sum_sq, scratch, parity, d, eps, rstd, row, true);
     if (fast)
-      norm::rms_scale_and_store(br, s, inv_rms, weight_memory, yr, weight, w_offset, !prefetch);
+      norm::rms_scale_and_store(br, s, inv_rms, weight_memory, yr, weight, w_offset);
     else
       norm::rms_scale_and_store_elements(br, s, inv_rms, w, yr, d, w_offset);
   }

@@ -57,10 +57,7 @@ inline void check_launch(const KernelRef& ref, const Case& c, const KernelLaunch
   // Backward, staged and packed kernels walk rows (packed: spans of rows) on a fixed grid.
   const bool staged = L.entry.find("_staged") != std::string::npos;
   const bool packed = L.entry.find("_packed") != std::string::npos;
-  // The row-a-block kernels' PREFETCH builds (last template argument true) walk rows too.
-  const bool prefetch = L.entry.find("_fwd_row<") != std::string::npos &&
-                        L.entry.size() > 7 && L.entry.compare(L.entry.size() - 7, 7, ", true>") == 0;
-  const bool persistent = L.entry.find("_bwd") != std::string::npos || staged || packed || prefetch;
+  const bool persistent = L.entry.find("_bwd") != std::string::npos || staged || packed;
   if (staged || packed) {
     CHECK(groups == 1);  // one row group a block: the stages are per thread
     CHECK(L.shared_bytes > 0);

@@ -170,34 +170,3 @@ TEST_CASE("schedule=row: rmsnorm and layernorm rows one a block, their weights s
   CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 32768).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"layernorm", DType::BF16, {{"strided", "odd"}}}, 16384, 4096).entry.find("_row<") == std::string::npos);
 }
-
-TEST_CASE("row_prefetch=1: the PREFETCH builds, a grid of the blocks the SMs hold, slots after the weight",
-          "[kernels]") {
-  ladder::register_builtin_oracles();
-  using V = std::map<std::string, std::string>;
-  const V pf{{"schedule", "row"}, {"row_prefetch", "1"}};
-  // add_rmsnorm bf16 512x32768: 512 threads x 8 chunks take the register file, one block an SM.
-  const auto add = entry_of({"add_rmsnorm", DType::BF16, pf}, 512, 32768);
-  CHECK(add.entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 512, true>");
-  CHECK(add.shared_bytes == 32768u * 2 + 2u * 8 * 512 * 16);  // the weight, x's and r's slots
-  CHECK(add.grid[0] == 132);
-  // rmsnorm bf16 16384x4096: 64 threads, eight blocks an SM by the launch bound.
-  const auto rms = entry_of({"rmsnorm", DType::BF16, pf}, 16384, 4096);
-  CHECK(rms.entry == "ladder::rmsnorm_fwd_row<__nv_bfloat16, 8, 64, true>");
-  CHECK(rms.shared_bytes == 4096u * 2 + 8u * 64 * 16);
-  CHECK(rms.grid[0] == 8 * 132);
-  // No weight: the slots alone. Fewer rows than blocks: one a row.
-  const auto bare = entry_of({"rmsnorm", DType::BF16, V{{"schedule", "row"}, {"row_prefetch", "1"}, {"weight", "none"}}}, 100, 4096);
-  CHECK(bare.shared_bytes == 8u * 64 * 16);
-  CHECK(bare.grid[0] == 100);
-  CHECK(entry_of({"rmsnorm", DType::F16, V{{"schedule", "row"}, {"row_prefetch", "1"}, {"row_blocks", "3"}}}, 83, 1024).grid[0] == 3);
-  // Without it the kernels' names and grids are as before.
-  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "row"}}}, 16384, 4096).grid[0] == 16384);
-  // Plan errors: without the row kernel, or a small grid without prefetch.
-  CHECK_THROWS(entry_of({"rmsnorm", DType::BF16, {{"row_prefetch", "1"}}}, 16384, 4096));
-  // A row wider than the row kernel's widest block: the register kernel, as with row_threads.
-  CHECK(entry_of({"rmsnorm", DType::BF16, pf}, 4, 65536).entry.find("_row<") == std::string::npos);
-  CHECK_THROWS(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "regs"}, {"row_prefetch", "1"}}}, 16384, 4096));
-  CHECK_THROWS(entry_of({"rmsnorm", DType::BF16, {{"schedule", "row"}, {"row_blocks", "3"}}}, 16384, 4096));
-  CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"schedule", "row"}, {"row_prefetch", "1"}}}, 16384, 4096));
-}

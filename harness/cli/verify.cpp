@@ -36,8 +36,7 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // fall back to the register kernel.
 // decode: one chunk a thread, one row a block, at any rows (the small shapes' wider rows fall
 // back to the register kernel); odd strides take its element-wise path. row (every forward op):
-// the row-a-block kernels at eight chunks a thread (row_items=4: four), the weights staged
-// (row_prefetch=1: the next row copied ahead, row_blocks=N a small grid walking many rows); odd
+// the row-a-block kernels at eight chunks a thread (row_items=4: four), the weights staged; odd
 // strides, and a weight left unstaged (stage_weight=0), take their element-wise path.
 // Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
 const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
@@ -68,11 +67,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "row"}}, {{"schedule", "row"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "row"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
             {{"schedule", "row"}, {"strided", "1"}, {"stage_weight", "0"}},
-            {{"schedule", "row"}, {"row_items", "4"}, {"weight", "gemma"}},
-            {{"schedule", "row"}, {"row_prefetch", "1"}},
-            {{"schedule", "row"}, {"row_prefetch", "1"}, {"row_blocks", "3"}, {"inplace", "y_x"}, {"weight", "gemma"}},
-            {{"schedule", "row"}, {"row_prefetch", "1"}, {"row_blocks", "1"}, {"weight", "none"}},
-            {{"schedule", "row"}, {"row_prefetch", "1"}, {"strided", "odd"}}};
+            {{"schedule", "row"}, {"row_items", "4"}, {"weight", "gemma"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
             {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},
@@ -95,11 +90,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "row"}, {"strided", "odd"}, {"weight", "gemma"}},
             {{"schedule", "row"}, {"weight", "none"}, {"write_rstd", "0"}},
             {{"schedule", "row"}, {"stage_weight", "0"}, {"inplace", "h_r"}},
-            {{"schedule", "row"}, {"row_items", "4"}, {"inplace", "both"}, {"convention", "B"}},
-            {{"schedule", "row"}, {"row_prefetch", "1"}},
-            {{"schedule", "row"}, {"row_prefetch", "1"}, {"row_blocks", "3"}, {"inplace", "both"}, {"convention", "B"}},
-            {{"schedule", "row"}, {"row_prefetch", "1"}, {"row_blocks", "1"}, {"weight", "none"}, {"inplace", "h_r"}},
-            {{"schedule", "row"}, {"row_prefetch", "1"}, {"strided", "1"}}};
+            {{"schedule", "row"}, {"row_items", "4"}, {"inplace", "both"}, {"convention", "B"}}};
   if (op == "layernorm")
     return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"strided", "odd"}},

@@ -108,11 +108,6 @@ std::vector<KernelRef> all_specializations() {
               v["row_items"] = std::to_string(items);
               v["row_threads"] = std::to_string(width);
               out.push_back({e.name, dt, v});
-              // The PREFETCH builds (rmsnorm, add_rmsnorm; eight chunks a thread).
-              if (items == 8 && (e.name == "rmsnorm" || e.name == "add_rmsnorm")) {
-                v["row_prefetch"] = "1";
-                out.push_back({e.name, dt, v});
-              }
             }
           continue;
         }

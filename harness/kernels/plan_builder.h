@@ -150,26 +150,9 @@ bool read_block_row(VariantReader& v, const std::string& op,
                     bool auto_takes, RowGeometry& g);
 // The dynamic shared memory of a row-a-block launch: `weights` staged weights one after the
 // other (rmsnorm, add_rmsnorm: 0 or 1; layernorm: 0 or 2), each its whole 16-byte chunks; none
-// where `staged` is false (variant stage_weight=0); then, for row_prefetch, `prefetch_tensors`
-// tensors' slots of THREADS x ITEMS chunks.
+// where `staged` is false (variant stage_weight=0).
 std::uint32_t block_row_shared_bytes(const RowGeometry& g, std::size_t elem_size, std::int64_t d,
-                                     int weights, bool staged, int prefetch_tensors = 0);
-// row_prefetch=1 (rmsnorm and add_rmsnorm, schedule=row only; default 0): the kernels' PREFETCH
-// builds, which copy a block's next row into shared memory while the block reduces and stores
-// the current one. row_blocks=1|3 pins a small grid (for tests: each block walks many rows).
-// A plan error without schedule=row; like row_threads, ignored where the row kernel does not
-// cover the row (the register kernel runs).
-struct RowPrefetch {
-  bool on = false;
-  int blocks = 0;  // 0: as many as the SMs hold
-};
-RowPrefetch read_row_prefetch(VariantReader& v, const std::string& op,
-                              const std::vector<std::string>& schedules, bool block_row);
-// Its grid: the blocks the SMs hold at once (the launch bound's registers, the shared memory),
-// at most one a row; each walks rows blockIdx.x + k * gridDim.x. A plan error where the shared
-// memory exceeds the device's opt-in maximum.
-void apply_row_prefetch(const std::string& op, const DeviceLimits& device, std::int64_t rows,
-                        std::uint32_t shared_bytes, const RowPrefetch& p, RowGeometry& g);
+                                     int weights, bool staged);
 
 // Where auto takes the row-a-block kernel: rows on the 16-byte grid, d a whole number of chunks,
 // d >= min_d, of kBlockRowMinChunks to max_chunks chunks. Measured on the H200 (calls 112-114,

@@ -59,36 +59,9 @@ bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std:
 }
 
 std::uint32_t block_row_shared_bytes(const RowGeometry& g, std::size_t elem_size, std::int64_t d,
-                                     int weights, bool staged, int prefetch_tensors) {
+                                     int weights, bool staged) {
   return static_cast<std::uint32_t>(weights) *
-             staged_weight_bytes(g, g.threads_per_row, elem_size, d, weights > 0, staged) +
-         static_cast<std::uint32_t>(prefetch_tensors * g.items * g.threads_per_row * kChunkBytes);
-}
-
-RowPrefetch read_row_prefetch(VariantReader& v, const std::string& op,
-                              const std::vector<std::string>& schedules, bool block_row) {
-  const bool asked = v.get("row_prefetch", "0", {"0", "1"}) == "1";
-  const std::string blocks = v.get("row_blocks", "auto", {"auto", "1", "3"});
-  if (asked && v.get("schedule", "auto", schedules) != "row")
-    fail(op, "row_prefetch=1 needs schedule=row");
-  if (blocks != "auto" && !asked) fail(op, "row_blocks=" + blocks + " needs row_prefetch=1");
-  // As with row_threads: a row wider than the block runs the register kernel, without prefetch.
-  RowPrefetch p;
-  p.on = asked && block_row;
-  p.blocks = blocks == "auto" ? 0 : std::stoi(blocks);
-  return p;
-}
-
-void apply_row_prefetch(const std::string& op, const DeviceLimits& device, std::int64_t rows,
-                        std::uint32_t shared_bytes, const RowPrefetch& p, RowGeometry& g) {
-  if (static_cast<std::int64_t>(shared_bytes) > device.shared_per_block_optin - kStaticSharedReserve)
-    fail(op, "row_prefetch=1 needs " + std::to_string(shared_bytes) +
-                 " bytes of shared memory a block, more than the device's opt-in maximum allows");
-  // The kernel's launch bound: 4096 / (THREADS x ITEMS) blocks an SM (block_row.cuh).
-  const std::int64_t by_registers = std::max(1, 4096 / (g.threads_per_row * g.items));
-  const std::int64_t per_sm =
-      std::min(by_registers, resident_blocks_per_sm(device, g.threads_per_row, shared_bytes));
-  g.blocks = std::max<std::int64_t>(1, std::min(rows, p.blocks > 0 ? p.blocks : per_sm * device.sm_count));
+         staged_weight_bytes(g, g.threads_per_row, elem_size, d, weights > 0, staged);
 }
 
 bool read_block_row(VariantReader& v, const std::string& op,

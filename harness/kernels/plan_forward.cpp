@@ -161,14 +161,10 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                         staged.staged || rows_per_thread > 1 || packed.packed || decode,
                                         block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksNorm), g);
   if (block_row) wide = 0;
-  const RowPrefetch prefetch = read_row_prefetch(v, op, kRmsnormSchedules, block_row);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
   expect_one_schedule(op, wide, staged.staged || rows_per_thread > 1);
-  const std::uint32_t row_shared =
-      block_row ? block_row_shared_bytes(g, elem, s.d, weight != "none", stage_weight, prefetch.on ? 1 : 0) : 0;
-  if (prefetch.on) apply_row_prefetch(op, device, s.rows, row_shared, prefetch, g);
 
   KernelLaunch L;
   L.source = source_path(packed.packed ? "packed_norm.cuh"
@@ -178,8 +174,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   L.entry = packed.packed         ? packed_entry("rmsnorm_fwd_packed", ref.dtype, packed)
             : decode              ? "ladder::rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + ">"
             : block_row           ? entry("rmsnorm_fwd_row", ref.dtype, g.items,
-                                          ", " + std::to_string(g.threads_per_row) +
-                                              (prefetch.on ? ", true" : ""))
+                                          ", " + std::to_string(g.threads_per_row))
             : staged.staged       ? entry("rmsnorm_fwd_staged", ref.dtype, g.items,
                                           ", " + std::to_string(staged.stages))
             : rows_per_thread > 1 ? entry("rmsnorm_fwd_rows", ref.dtype, g.items,
@@ -202,7 +197,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, block_row ? row_shared
+  set_geometry(L, g, block_row ? block_row_shared_bytes(g, elem, s.d, weight != "none", stage_weight)
                                : register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
                                                               weight != "none", stage_weight));
   L.oracle = "kernel.rmsnorm";
@@ -256,14 +251,10 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
                                                        kBlockRowMaxChunksAdd),
                                         g);
   if (block_row) wide = 0;
-  const RowPrefetch prefetch = read_row_prefetch(v, op, kStagedSchedules, block_row);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
   expect_one_schedule(op, wide, staged.staged);
-  const std::uint32_t row_shared =
-      block_row ? block_row_shared_bytes(g, elem, s.d, weight != "none", stage_weight, prefetch.on ? 2 : 0) : 0;
-  if (prefetch.on) apply_row_prefetch(op, device, s.rows, row_shared, prefetch, g);
 
   KernelLaunch L;
   L.source = source_path(packed.packed ? "packed_norm.cuh"
@@ -276,8 +267,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   L.entry = packed.packed ? packed_entry("add_rmsnorm_fwd_packed", ref.dtype, packed, round_arg)
             : decode      ? "ladder::add_rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + round_arg + ">"
             : block_row   ? entry("add_rmsnorm_fwd_row", ref.dtype, g.items,
-                                  round_arg + ", " + std::to_string(g.threads_per_row) +
-                                      (prefetch.on ? ", true" : ""))
+                                  round_arg + ", " + std::to_string(g.threads_per_row))
             : staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
                                     round_arg + ", " + std::to_string(staged.stages))
                             : entry("add_rmsnorm_fwd", ref.dtype, g.items,
@@ -304,7 +294,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, block_row ? row_shared
+  set_geometry(L, g, block_row ? block_row_shared_bytes(g, elem, s.d, weight != "none", stage_weight)
                                : register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
                                                               weight != "none", stage_weight));
   L.oracle = "kernel.add_rmsnorm";
