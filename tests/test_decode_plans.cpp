@@ -153,7 +153,7 @@ TEST_CASE("schedule=row: rmsnorm and layernorm rows one a block, their weights s
   CHECK(rms.shared_bytes == 4096u * 2);
   CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "row"}, {"stage_weight", "0"}}}, 16384, 4096).shared_bytes == 0);
   const auto ln = entry_of({"layernorm", DType::F16, {{"schedule", "row"}}}, 16384, 8192);
-  CHECK(ln.entry == "ladder::layernorm_fwd_row<__half, 8, 128>");
+  CHECK(ln.entry == "ladder::layernorm_fwd_row<__half, 4, 256>");
   CHECK(ln.shared_bytes == 2u * 8192 * 2);  // gamma, then beta
   CHECK(entry_of({"layernorm", DType::F16, {{"schedule", "row"}, {"affine", "0"}}}, 16384, 8192).shared_bytes == 0);
   CHECK(entry_of({"layernorm", DType::F32, {{"schedule", "row"}, {"row_threads", "512"}}}, 7, 769).entry ==
@@ -165,7 +165,15 @@ TEST_CASE("schedule=row: rmsnorm and layernorm rows one a block, their weights s
   CHECK(entry_of({"rmsnorm", DType::F32, {}}, 8192, 8192).entry == "ladder::rmsnorm_fwd_row<float, 8, 256>");
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 2048, 32768).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4088).entry.find("_row<") == std::string::npos);
-  CHECK(entry_of({"layernorm", DType::BF16, {}}, 16384, 4096).entry == "ladder::layernorm_fwd_row<__nv_bfloat16, 8, 64>");
+  // LayerNorm's 16-bit rows of up to 1024 chunks at four chunks a thread, wider ones at eight;
+  // fp32 and rmsnorm at eight; row_items=8 asks for eight.
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 16384, 4096).entry == "ladder::layernorm_fwd_row<__nv_bfloat16, 4, 128>");
+  CHECK(entry_of({"layernorm", DType::F16, {}}, 8192, 8192).entry == "ladder::layernorm_fwd_row<__half, 4, 256>");
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 8192, 8200).entry == "ladder::layernorm_fwd_row<__nv_bfloat16, 8, 256>");
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 16384).entry == "ladder::layernorm_fwd_row<__nv_bfloat16, 8, 256>");
+  CHECK(entry_of({"layernorm", DType::F32, {}}, 8192, 8192).entry == "ladder::layernorm_fwd_row<float, 8, 256>");
+  CHECK(entry_of({"layernorm", DType::BF16, {{"schedule", "row"}, {"row_items", "8"}}}, 16384, 4096).entry ==
+        "ladder::layernorm_fwd_row<__nv_bfloat16, 8, 64>");
   CHECK(entry_of({"layernorm", DType::F32, {}}, 16384, 4096).entry == "ladder::layernorm_fwd_row<float, 8, 128>");
   CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 32768).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"layernorm", DType::BF16, {{"strided", "odd"}}}, 16384, 4096).entry.find("_row<") == std::string::npos);

@@ -140,8 +140,17 @@ bool read_decode(VariantReader& v, const std::vector<std::string>& schedules,
 // ITEMS 4 measured level with it, call 117), row_threads the block (auto: the narrowest that
 // covers the row): 64-512 threads at ITEMS 8 (128 registers), 128-1024 at ITEMS 4 (64). auto
 // takes it where the caller says (auto_takes). Returns true when taken, and rewrites g for it.
+// row_items=auto: block_row_auto_items.
 inline const std::vector<std::string> kBlockRowWidths{"auto", "64", "128", "256", "512", "1024"};
 inline const std::vector<std::string> kBlockRowItemsChoices{"auto", "4", "8"};
+// row_items=auto: 8, except LayerNorm's 16-bit rows of up to kBlockRowItems4MaxChunksLayernorm
+// chunks, which take 4 (twice the warps for its two reductions). Measured on the H200 (call 119,
+// reports/h200/bench-row-items-2.txt, two repeats): layernorm bf16 16384x4096 72.8 us against
+// 76.0-76.3 (0.873-0.876 of the copy ceiling against 0.836-0.839), 8192x8192 75.3 against 76.6;
+// at 2048 chunks (4096x16384) 82.0 against 80.3, and fp32 lost or tied at every d, so they keep
+// 8; rmsnorm tied (calls 117 and 119).
+inline constexpr std::int64_t kBlockRowItems4MaxChunksLayernorm = 1024;
+int block_row_auto_items(const std::string& op, std::size_t elem_size, std::int64_t chunks);
 // The block widths instantiated for each ITEMS.
 std::vector<int> block_row_widths(int items);
 bool read_block_row(VariantReader& v, const std::string& op,

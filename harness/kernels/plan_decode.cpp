@@ -51,6 +51,10 @@ std::vector<int> block_row_widths(int items) {
   return items == 4 ? std::vector<int>{128, 256, 512, 1024} : std::vector<int>{64, 128, 256, 512};
 }
 
+int block_row_auto_items(const std::string& op, std::size_t elem_size, std::int64_t chunks) {
+  return op == "layernorm" && elem_size == 2 && chunks <= kBlockRowItems4MaxChunksLayernorm ? 4 : 8;
+}
+
 bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std::int64_t min_d,
                     std::int64_t max_chunks) {
   if (misaligned || s.d * static_cast<std::int64_t>(elem_size) % kChunkBytes != 0) return false;
@@ -79,12 +83,12 @@ bool read_block_row(VariantReader& v, const std::string& op,
   if (schedule == "auto" && (forced_items != 0 || rows_per_block != 0)) return false;
   if (forced_items != 0 || rows_per_block != 0)
     fail(op, "schedule=row takes its ITEMS from row_items and one row a block; drop items and rpb");
-  const int items = items_key == "auto" ? 8 : std::stoi(items_key);
+  const std::int64_t chunks = row_chunks(elem_size, s.d, false);
+  const int items = items_key == "auto" ? block_row_auto_items(op, elem_size, chunks) : std::stoi(items_key);
   const std::vector<int> widths = block_row_widths(items);
   if (width != "auto" && std::find(widths.begin(), widths.end(), std::stoi(width)) == widths.end())
     fail(op, "row_threads=" + width + " is not instantiated at row_items=" + std::to_string(items) +
                  " (64-512 threads at 8, 128-1024 at 4)");
-  const std::int64_t chunks = row_chunks(elem_size, s.d, false);
   // The narrowest block that covers the row, or the one asked for; a row wider than that block
   // runs the register kernel.
   const int threads = width != "auto" ? std::stoi(width) : narrowest_block_row(chunks, items);
