@@ -178,3 +178,25 @@ TEST_CASE("schedule=row: rmsnorm and layernorm rows one a block, their weights s
   CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 32768).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"layernorm", DType::BF16, {{"strided", "odd"}}}, 16384, 4096).entry.find("_row<") == std::string::npos);
 }
+
+TEST_CASE("row_grid=resident: the row kernels on a grid of the blocks the SMs hold", "[kernels]") {
+  ladder::register_builtin_oracles();
+  using V = std::map<std::string, std::string>;
+  const V res{{"schedule", "row"}, {"row_grid", "resident"}};
+  // layernorm bf16 4096x16384: 256 threads x 8 chunks, two blocks an SM by the launch bound.
+  const auto ln = entry_of({"layernorm", DType::BF16, res}, 4096, 16384);
+  CHECK(ln.entry == "ladder::layernorm_fwd_row<__nv_bfloat16, 8, 256>");
+  CHECK(ln.grid[0] == 2 * 132);
+  CHECK(ln.shared_bytes == 2u * 16384 * 2);
+  // rmsnorm bf16 16384x4096: 64 threads, eight an SM; fewer rows than that: one block a row.
+  CHECK(entry_of({"rmsnorm", DType::BF16, res}, 16384, 4096).grid[0] == 8 * 132);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, res}, 100, 8192).grid[0] == 100);
+  // Shared memory limits it: layernorm f16 rows of 8192 at 1024 threads x 4 chunks... its
+  // weights (32 KiB) allow six blocks, the launch bound one.
+  CHECK(entry_of({"layernorm", DType::F16, V{{"schedule", "row"}, {"row_grid", "resident"}, {"row_items", "4"}, {"row_threads", "1024"}}}, 8192, 8192).grid[0] == 132);
+  // Three blocks, for tests; default: one block a row.
+  CHECK(entry_of({"layernorm", DType::BF16, V{{"schedule", "row"}, {"row_grid", "3"}}}, 83, 1024).grid[0] == 3);
+  CHECK(entry_of({"layernorm", DType::BF16, {{"schedule", "row"}}}, 4096, 16384).grid[0] == 4096);
+  CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"row_grid", "resident"}}}, 4096, 16384));
+  CHECK_THROWS(entry_of({"rmsnorm", DType::BF16, {{"schedule", "regs"}, {"row_grid", "resident"}}}, 4096, 16384));
+}

@@ -36,7 +36,8 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // fall back to the register kernel.
 // decode: one chunk a thread, one row a block, at any rows (the small shapes' wider rows fall
 // back to the register kernel); odd strides take its element-wise path. row (every forward op):
-// the row-a-block kernels at eight chunks a thread (row_items=4: four), the weights staged; odd
+// the row-a-block kernels at eight chunks a thread (row_items=4: four), the weights staged
+// (row_grid=3: three blocks walking every row, the weights staged once a block); odd
 // strides, and a weight left unstaged (stage_weight=0), take their element-wise path.
 // Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
 const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
@@ -67,7 +68,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "row"}}, {{"schedule", "row"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "row"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
             {{"schedule", "row"}, {"strided", "1"}, {"stage_weight", "0"}},
-            {{"schedule", "row"}, {"row_items", "4"}, {"weight", "gemma"}}};
+            {{"schedule", "row"}, {"row_items", "4"}, {"weight", "gemma"}},
+            {{"schedule", "row"}, {"row_grid", "3"}, {"inplace", "y_x"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
             {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},
@@ -90,7 +92,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "row"}, {"strided", "odd"}, {"weight", "gemma"}},
             {{"schedule", "row"}, {"weight", "none"}, {"write_rstd", "0"}},
             {{"schedule", "row"}, {"stage_weight", "0"}, {"inplace", "h_r"}},
-            {{"schedule", "row"}, {"row_items", "4"}, {"inplace", "both"}, {"convention", "B"}}};
+            {{"schedule", "row"}, {"row_items", "4"}, {"inplace", "both"}, {"convention", "B"}},
+            {{"schedule", "row"}, {"row_grid", "3"}, {"weight", "gemma"}, {"inplace", "h_r"}}};
   if (op == "layernorm")
     return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"strided", "odd"}},
@@ -100,7 +103,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "packed"}, {"weight_copies", "one"}},
             {{"schedule", "row"}}, {{"schedule", "row"}, {"affine", "0"}, {"inplace", "y_x"}},
             {{"schedule", "row"}, {"strided", "odd"}}, {{"schedule", "row"}, {"stage_weight", "0"}},
-            {{"schedule", "row"}, {"row_items", "4"}, {"inplace", "y_x"}}};
+            {{"schedule", "row"}, {"row_items", "4"}, {"inplace", "y_x"}},
+            {{"schedule", "row"}, {"row_grid", "3"}, {"row_items", "4"}}};
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).
   if (op == "rmsnorm_bwd")

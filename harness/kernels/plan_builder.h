@@ -151,6 +151,15 @@ inline const std::vector<std::string> kBlockRowItemsChoices{"auto", "4", "8"};
 // 8; rmsnorm tied (calls 117 and 119).
 inline constexpr std::int64_t kBlockRowItems4MaxChunksLayernorm = 1024;
 int block_row_auto_items(const std::string& op, std::size_t elem_size, std::int64_t chunks);
+// row_grid=rows|resident|3 (schedule=row only; default rows): one block a row; as many blocks as
+// the SMs hold at once (the launch bound's registers, the shared memory), each walking rows
+// blockIdx.x + k * gridDim.x with its weights staged once; or three blocks (for tests: each walks
+// many rows). A plan error without schedule=row; ignored where the row kernel does not cover the
+// row. read_row_grid returns 0 (rows), -1 (resident) or the blocks; apply_row_grid sets g.blocks.
+int read_row_grid(VariantReader& v, const std::string& op,
+                  const std::vector<std::string>& schedules, bool block_row);
+void apply_row_grid(int grid, const DeviceLimits& device, std::int64_t rows,
+                    std::uint32_t shared_bytes, RowGeometry& g);
 // The block widths instantiated for each ITEMS.
 std::vector<int> block_row_widths(int items);
 bool read_block_row(VariantReader& v, const std::string& op,

@@ -68,6 +68,29 @@ std::uint32_t block_row_shared_bytes(const RowGeometry& g, std::size_t elem_size
          staged_weight_bytes(g, g.threads_per_row, elem_size, d, weights > 0, staged);
 }
 
+int read_row_grid(VariantReader& v, const std::string& op,
+                  const std::vector<std::string>& schedules, bool block_row) {
+  const std::string grid = v.get("row_grid", "rows", {"rows", "resident", "3"});
+  if (grid != "rows" && v.get("schedule", "auto", schedules) != "row")
+    fail(op, "row_grid=" + grid + " needs schedule=row");
+  if (!block_row || grid == "rows") return 0;
+  return grid == "resident" ? -1 : std::stoi(grid);
+}
+
+void apply_row_grid(int grid, const DeviceLimits& device, std::int64_t rows,
+                    std::uint32_t shared_bytes, RowGeometry& g) {
+  if (grid == 0) return;
+  if (grid > 0) {
+    g.blocks = std::min<std::int64_t>(rows, grid);
+    return;
+  }
+  // The kernels' launch bound: 4096 / (THREADS x ITEMS) blocks an SM (block_row.cuh).
+  const std::int64_t by_registers = std::max(1, 4096 / (g.threads_per_row * g.items));
+  const std::int64_t per_sm =
+      std::min(by_registers, resident_blocks_per_sm(device, g.threads_per_row, shared_bytes));
+  g.blocks = std::max<std::int64_t>(1, std::min(rows, per_sm * device.sm_count));
+}
+
 bool read_block_row(VariantReader& v, const std::string& op,
                     const std::vector<std::string>& schedules, std::size_t elem_size,
                     const Shape& s, int forced_items, int rows_per_block, bool other_schedule,

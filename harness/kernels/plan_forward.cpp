@@ -161,10 +161,13 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                         staged.staged || rows_per_thread > 1 || packed.packed || decode,
                                         block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksNorm), g);
   if (block_row) wide = 0;
+  const int row_grid = read_row_grid(v, op, kRmsnormSchedules, block_row);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
   expect_one_schedule(op, wide, staged.staged || rows_per_thread > 1);
+  const std::uint32_t row_shared = block_row ? block_row_shared_bytes(g, elem, s.d, weight != "none", stage_weight) : 0;
+  apply_row_grid(row_grid, device, s.rows, row_shared, g);
 
   KernelLaunch L;
   L.source = source_path(packed.packed ? "packed_norm.cuh"
@@ -197,7 +200,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, block_row ? block_row_shared_bytes(g, elem, s.d, weight != "none", stage_weight)
+  set_geometry(L, g, block_row ? row_shared
                                : register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
                                                               weight != "none", stage_weight));
   L.oracle = "kernel.rmsnorm";
@@ -251,10 +254,13 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
                                                        kBlockRowMaxChunksAdd),
                                         g);
   if (block_row) wide = 0;
+  const int row_grid = read_row_grid(v, op, kStagedSchedules, block_row);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
   expect_one_schedule(op, wide, staged.staged);
+  const std::uint32_t row_shared = block_row ? block_row_shared_bytes(g, elem, s.d, weight != "none", stage_weight) : 0;
+  apply_row_grid(row_grid, device, s.rows, row_shared, g);
 
   KernelLaunch L;
   L.source = source_path(packed.packed ? "packed_norm.cuh"
@@ -294,7 +300,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, block_row ? block_row_shared_bytes(g, elem, s.d, weight != "none", stage_weight)
+  set_geometry(L, g, block_row ? row_shared
                                : register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
                                                               weight != "none", stage_weight));
   L.oracle = "kernel.add_rmsnorm";
@@ -334,9 +340,12 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                                         packed.packed,
                                         block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksNorm), g);
   if (block_row) wide = 0;
+  const int row_grid = read_row_grid(v, op, kLayernormSchedules, block_row);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
+  const std::uint32_t row_shared = block_row ? block_row_shared_bytes(g, elem, s.d, affine ? 2 : 0, stage_weight) : 0;
+  apply_row_grid(row_grid, device, s.rows, row_shared, g);
 
   KernelLaunch L;
   L.source = source_path(packed.packed ? "packed_norm.cuh"
@@ -370,8 +379,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
             i32(strides["y"]),
             f32(eps)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, block_row ? block_row_shared_bytes(g, elem, s.d, affine ? 2 : 0, stage_weight)
-                               : packed.shared_bytes);
+  set_geometry(L, g, block_row ? row_shared : packed.shared_bytes);
   L.oracle = "kernel.layernorm";
   L.scalars = {{"eps", eps}};
   return {L};
