@@ -194,9 +194,21 @@ TEST_CASE("row_grid=resident: the row kernels on a grid of the blocks the SMs ho
   // Shared memory limits it: layernorm f16 rows of 8192 at 1024 threads x 4 chunks... its
   // weights (32 KiB) allow six blocks, the launch bound one.
   CHECK(entry_of({"layernorm", DType::F16, V{{"schedule", "row"}, {"row_grid", "resident"}, {"row_items", "4"}, {"row_threads", "1024"}}}, 8192, 8192).grid[0] == 132);
-  // Three blocks, for tests; default: one block a row.
+  // Three blocks, for tests; rows: one block a row.
   CHECK(entry_of({"layernorm", DType::BF16, V{{"schedule", "row"}, {"row_grid", "3"}}}, 83, 1024).grid[0] == 3);
-  CHECK(entry_of({"layernorm", DType::BF16, {{"schedule", "row"}}}, 4096, 16384).grid[0] == 4096);
+  CHECK(entry_of({"layernorm", DType::BF16, V{{"schedule", "row"}, {"row_grid", "rows"}}}, 4096, 16384).grid[0] == 4096);
+  // auto: LayerNorm's rows of 2048 chunks or more resident, and fp32 rows up to 4096 chunks on
+  // the row kernel; narrower rows, rmsnorm and add_rmsnorm one block a row.
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 16384).grid[0] == 2 * 132);
+  CHECK(entry_of({"layernorm", DType::F32, {}}, 8192, 8192).grid[0] == 2 * 132);
+  const auto f32_wide = entry_of({"layernorm", DType::F32, {}}, 4096, 16384);
+  CHECK(f32_wide.entry == "ladder::layernorm_fwd_row<float, 8, 512>");
+  CHECK(f32_wide.grid[0] == 132);
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 16376).grid[0] == 4096);  // 2047 chunks
+  CHECK(entry_of({"layernorm", DType::F32, {}}, 4096, 16392).entry.find("_row<") == std::string::npos);
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 16392).entry.find("_row<") == std::string::npos);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 4096, 16384).grid[0] == 4096);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 16384).grid[0] == 4096);
   CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"row_grid", "resident"}}}, 4096, 16384));
   CHECK_THROWS(entry_of({"rmsnorm", DType::BF16, {{"schedule", "regs"}, {"row_grid", "resident"}}}, 4096, 16384));
 }

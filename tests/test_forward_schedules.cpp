@@ -159,12 +159,12 @@ TEST_CASE("wide schedule: eight chunks a thread under a lower launch bound, wher
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"stage_weight", "0"}}}, 512, 32768).shared_bytes == 0);
   CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 512, 32768).entry.find(", 512") == std::string::npos);
   // layernorm fp32 rows of 256 or 512 threads at four chunks (schedule=wide; auto takes the
-  // row-a-block kernel up to 2048 chunks).
+  // row-a-block kernel up to 4096 fp32 chunks).
   const auto ln = entry_of({"layernorm", DType::F32, {{"schedule", "wide"}}}, 16384, 4096);
   CHECK(ln.entry == "ladder::layernorm_fwd<float, 8, 256>");
   CHECK(ln.block[0] == 128);
   CHECK(entry_of({"layernorm", DType::F32, {{"schedule", "wide"}}}, 8192, 8192).block[0] == 256);
-  CHECK(entry_of({"layernorm", DType::F32, {}}, 4096, 16384).entry == "ladder::layernorm_fwd<float, 8>");
+  CHECK(entry_of({"layernorm", DType::F32, {{"schedule", "regs"}}}, 4096, 16384).entry == "ladder::layernorm_fwd<float, 8>");
   CHECK(entry_of({"layernorm", DType::BF16, {{"schedule", "regs"}}}, 16384, 4096).entry == "ladder::layernorm_fwd<__nv_bfloat16, 4>");
   // Not for few rows, rows off the 16-byte grid, or a pinned schedule.
   CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "wide"}}}, 100, 16384).entry.find(", 256>") == std::string::npos);

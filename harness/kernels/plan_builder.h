@@ -151,15 +151,26 @@ inline const std::vector<std::string> kBlockRowItemsChoices{"auto", "4", "8"};
 // 8; rmsnorm tied (calls 117 and 119).
 inline constexpr std::int64_t kBlockRowItems4MaxChunksLayernorm = 1024;
 int block_row_auto_items(const std::string& op, std::size_t elem_size, std::int64_t chunks);
-// row_grid=rows|resident|3 (schedule=row only; default rows): one block a row; as many blocks as
-// the SMs hold at once (the launch bound's registers, the shared memory), each walking rows
+// row_grid=auto|rows|resident|3 (schedule=row only): one block a row; as many blocks as the SMs
+// hold at once (the launch bound's registers, the shared memory), each walking rows
 // blockIdx.x + k * gridDim.x with its weights staged once; or three blocks (for tests: each walks
-// many rows). A plan error without schedule=row; ignored where the row kernel does not cover the
-// row. read_row_grid returns 0 (rows), -1 (resident) or the blocks; apply_row_grid sets g.blocks.
+// many rows). auto: resident where the caller says (auto_resident), else rows. A plan error
+// without schedule=row; ignored where the row kernel does not cover the row. read_row_grid
+// returns 0 (rows), -1 (resident) or the blocks; apply_row_grid sets g.blocks.
 int read_row_grid(VariantReader& v, const std::string& op,
-                  const std::vector<std::string>& schedules, bool block_row);
+                  const std::vector<std::string>& schedules, bool block_row, bool auto_resident);
 void apply_row_grid(int grid, const DeviceLimits& device, std::int64_t rows,
                     std::uint32_t shared_bytes, RowGeometry& g);
+// LayerNorm's rows of 2048 chunks or more take the resident grid, and fp32 rows up to 4096 chunks
+// the row kernel: a block a row re-stages gamma and beta (twice the row's own bytes in 16 bits)
+// for every row. Measured on the H200 (call 121, reports/h200/bench-row-grid.txt, two repeats,
+// cold): layernorm bf16 4096x16384 77.3-78.6 us against 80.1-80.3 a block a row; fp32 4096x16384
+// 148.9-149.1 against 167 (and the register kernel's 159-160, call 120); fp32 8192x8192 142.2
+// against 143.9-144.3. At 512-1024 chunks, and for rmsnorm and add_rmsnorm at every width
+// measured, one block a row stayed ahead (rmsnorm bf16 16384x4096 69.5-69.8 against 74.9-75.6).
+inline constexpr std::int64_t kBlockRowResidentMinChunksLayernorm = 2048;
+inline constexpr std::int64_t kBlockRowMaxChunksLayernormF32 = 4096;
+bool layernorm_row_resident(std::size_t elem_size, std::int64_t d);
 // The block widths instantiated for each ITEMS.
 std::vector<int> block_row_widths(int items);
 bool read_block_row(VariantReader& v, const std::string& op,

@@ -69,12 +69,16 @@ std::uint32_t block_row_shared_bytes(const RowGeometry& g, std::size_t elem_size
 }
 
 int read_row_grid(VariantReader& v, const std::string& op,
-                  const std::vector<std::string>& schedules, bool block_row) {
-  const std::string grid = v.get("row_grid", "rows", {"rows", "resident", "3"});
-  if (grid != "rows" && v.get("schedule", "auto", schedules) != "row")
+                  const std::vector<std::string>& schedules, bool block_row, bool auto_resident) {
+  const std::string grid = v.get("row_grid", "auto", {"auto", "rows", "resident", "3"});
+  if (grid != "auto" && v.get("schedule", "auto", schedules) != "row")
     fail(op, "row_grid=" + grid + " needs schedule=row");
-  if (!block_row || grid == "rows") return 0;
-  return grid == "resident" ? -1 : std::stoi(grid);
+  if (!block_row || grid == "rows" || (grid == "auto" && !auto_resident)) return 0;
+  return grid == "3" ? 3 : -1;
+}
+
+bool layernorm_row_resident(std::size_t elem_size, std::int64_t d) {
+  return row_chunks(elem_size, d, false) >= kBlockRowResidentMinChunksLayernorm;
 }
 
 void apply_row_grid(int grid, const DeviceLimits& device, std::int64_t rows,

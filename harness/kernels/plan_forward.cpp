@@ -161,7 +161,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                         staged.staged || rows_per_thread > 1 || packed.packed || decode,
                                         block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksNorm), g);
   if (block_row) wide = 0;
-  const int row_grid = read_row_grid(v, op, kRmsnormSchedules, block_row);
+  const int row_grid = read_row_grid(v, op, kRmsnormSchedules, block_row, false);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
@@ -254,7 +254,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
                                                        kBlockRowMaxChunksAdd),
                                         g);
   if (block_row) wide = 0;
-  const int row_grid = read_row_grid(v, op, kStagedSchedules, block_row);
+  const int row_grid = read_row_grid(v, op, kStagedSchedules, block_row, false);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
@@ -338,9 +338,12 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool block_row = read_block_row(v, op, kLayernormSchedules, elem, s, forced, rpb,
                                         packed.packed,
-                                        block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksNorm), g);
+                                        block_row_auto(elem, s, misaligned, 0,
+                                                       elem == 4 ? kBlockRowMaxChunksLayernormF32
+                                                                 : kBlockRowMaxChunksNorm),
+                                        g);
   if (block_row) wide = 0;
-  const int row_grid = read_row_grid(v, op, kLayernormSchedules, block_row);
+  const int row_grid = read_row_grid(v, op, kLayernormSchedules, block_row, layernorm_row_resident(elem, s.d));
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
