@@ -175,7 +175,7 @@ TEST_CASE("schedule=row: rmsnorm and layernorm rows one a block, their weights s
   CHECK(entry_of({"layernorm", DType::BF16, {{"schedule", "row"}, {"row_items", "8"}}}, 16384, 4096).entry ==
         "ladder::layernorm_fwd_row<__nv_bfloat16, 8, 64>");
   CHECK(entry_of({"layernorm", DType::F32, {}}, 16384, 4096).entry == "ladder::layernorm_fwd_row<float, 8, 128>");
-  CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 32768).entry.find("_row<") == std::string::npos);
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 32776).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"layernorm", DType::BF16, {{"strided", "odd"}}}, 16384, 4096).entry.find("_row<") == std::string::npos);
 }
 
@@ -197,8 +197,8 @@ TEST_CASE("row_grid=resident: the row kernels on a grid of the blocks the SMs ho
   // Three blocks, for tests; rows: one block a row.
   CHECK(entry_of({"layernorm", DType::BF16, V{{"schedule", "row"}, {"row_grid", "3"}}}, 83, 1024).grid[0] == 3);
   CHECK(entry_of({"layernorm", DType::BF16, V{{"schedule", "row"}, {"row_grid", "rows"}}}, 4096, 16384).grid[0] == 4096);
-  // auto: LayerNorm's rows of 2048 chunks or more resident, and fp32 rows up to 4096 chunks on
-  // the row kernel; narrower rows, rmsnorm and add_rmsnorm one block a row.
+  // auto: LayerNorm's rows of 2048 chunks or more resident, rows up to 4096 chunks on the row
+  // kernel; narrower rows, rmsnorm and add_rmsnorm one block a row.
   CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 16384).grid[0] == 2 * 132);
   CHECK(entry_of({"layernorm", DType::F32, {}}, 8192, 8192).grid[0] == 2 * 132);
   const auto f32_wide = entry_of({"layernorm", DType::F32, {}}, 4096, 16384);
@@ -206,7 +206,10 @@ TEST_CASE("row_grid=resident: the row kernels on a grid of the blocks the SMs ho
   CHECK(f32_wide.grid[0] == 132);
   CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 16376).grid[0] == 4096);  // 2047 chunks
   CHECK(entry_of({"layernorm", DType::F32, {}}, 4096, 16392).entry.find("_row<") == std::string::npos);
-  CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 16392).entry.find("_row<") == std::string::npos);
+  const auto bf16_wide = entry_of({"layernorm", DType::BF16, {}}, 2048, 32768);
+  CHECK(bf16_wide.entry == "ladder::layernorm_fwd_row<__nv_bfloat16, 8, 512>");
+  CHECK(bf16_wide.grid[0] == 132);
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 2048, 32776).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 4096, 16384).grid[0] == 4096);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 16384).grid[0] == 4096);
   CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"row_grid", "resident"}}}, 4096, 16384));

@@ -161,15 +161,17 @@ int read_row_grid(VariantReader& v, const std::string& op,
                   const std::vector<std::string>& schedules, bool block_row, bool auto_resident);
 void apply_row_grid(int grid, const DeviceLimits& device, std::int64_t rows,
                     std::uint32_t shared_bytes, RowGeometry& g);
-// LayerNorm's rows of 2048 chunks or more take the resident grid, and fp32 rows up to 4096 chunks
-// the row kernel: a block a row re-stages gamma and beta (twice the row's own bytes in 16 bits)
-// for every row. Measured on the H200 (call 121, reports/h200/bench-row-grid.txt, two repeats,
-// cold): layernorm bf16 4096x16384 77.3-78.6 us against 80.1-80.3 a block a row; fp32 4096x16384
-// 148.9-149.1 against 167 (and the register kernel's 159-160, call 120); fp32 8192x8192 142.2
-// against 143.9-144.3. At 512-1024 chunks, and for rmsnorm and add_rmsnorm at every width
-// measured, one block a row stayed ahead (rmsnorm bf16 16384x4096 69.5-69.8 against 74.9-75.6).
+// LayerNorm's rows of 2048 chunks or more take the resident grid, and rows up to 4096 chunks the
+// row kernel: a block a row re-stages gamma and beta (twice the row's own bytes in 16 bits) for
+// every row. Measured on the H200 (calls 121-122, reports/h200/bench-row-grid.txt,
+// bench-resident-wide.txt, two repeats, cold): layernorm bf16 4096x16384 77.3-78.6 us against
+// 80.1-80.3 a block a row; bf16 2048x32768 87.5-87.7 against the register kernel's 102.7-102.9;
+// fp32 4096x16384 148.9-149.1 against the register kernel's 159-160; fp32 8192x8192 142.2 against
+// 143.9-144.3. At 512-1024 chunks, and for rmsnorm and add_rmsnorm at every width measured, one
+// block a row stayed ahead (rmsnorm bf16 16384x4096 69.5-69.8 against 74.9-75.6; at 4096 chunks
+// rmsnorm's staged kernel, 75.4-75.7 against 77.3-77.6).
 inline constexpr std::int64_t kBlockRowResidentMinChunksLayernorm = 2048;
-inline constexpr std::int64_t kBlockRowMaxChunksLayernormF32 = 4096;
+inline constexpr std::int64_t kBlockRowMaxChunksLayernorm = 4096;
 bool layernorm_row_resident(std::size_t elem_size, std::int64_t d);
 // The block widths instantiated for each ITEMS.
 std::vector<int> block_row_widths(int items);
@@ -188,7 +190,7 @@ std::uint32_t block_row_shared_bytes(const RowGeometry& g, std::size_t elem_size
 // reports/h200/bench-block-row*.txt): add_rmsnorm ahead of every other schedule from d = 8192
 // to 4096 chunks (16-bit 8192..32768, blocks 62-100% full; fp32 8192 0.96 against 0.90), and f16
 // from d = 4096 (0.94-0.95 against 0.92), where bf16 and fp32 lost 0.5-1% to the register
-// kernel (plan_add_rmsnorm passes that min_d); rmsnorm and layernorm from 512 to 2048 chunks (at 4096 rmsnorm's
+// kernel (plan_add_rmsnorm passes that min_d); rmsnorm from 512 to 2048 chunks, layernorm to 4096 (kBlockRowMaxChunksLayernorm; at 4096 rmsnorm's
 // staged schedule wins: one 512-thread block an SM against two).
 inline constexpr std::int64_t kBlockRowMinChunks = 512;
 inline constexpr std::int64_t kBlockRowMaxChunksAdd = 4096;

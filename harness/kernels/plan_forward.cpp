@@ -338,9 +338,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool block_row = read_block_row(v, op, kLayernormSchedules, elem, s, forced, rpb,
                                         packed.packed,
-                                        block_row_auto(elem, s, misaligned, 0,
-                                                       elem == 4 ? kBlockRowMaxChunksLayernormF32
-                                                                 : kBlockRowMaxChunksNorm),
+                                        block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksLayernorm),
                                         g);
   if (block_row) wide = 0;
   const int row_grid = read_row_grid(v, op, kLayernormSchedules, block_row, layernorm_row_resident(elem, s.d));
