@@ -198,6 +198,8 @@ FORWARD_CASES = [
     ("add_rmsnorm", "bf16", 1, 4096),
     ("rmsnorm", "bf16", 16384, 4096),
     ("layernorm", "bf16", 16384, 4096),
+    ("layernorm", "bf16", 4096, 16384),
+    ("layernorm", "bf16", 2048, 32768),
 ]
 BACKWARD_CASES = [
     (op, dt, 16384, 4096) for op in ("rmsnorm_bwd", "layernorm_bwd") for dt in ("bf16", "f32")

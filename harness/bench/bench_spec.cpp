@@ -29,8 +29,11 @@ std::vector<BenchCase> default_cases() {
                                                           {16384, 2049}, {2048, 32768}, {1, 4096}})
     add("rmsnorm", DType::BF16, rows, d);
   add("rmsnorm", DType::F32, 16384, 4096);
-  add("layernorm", DType::BF16, 16384, 4096);
+  for (auto [rows, d] : std::vector<std::pair<int, int>>{{16384, 4096}, {65536, 1024}, {8192, 8192}, {4096, 16384},
+                                                          {2048, 32768}})
+    add("layernorm", DType::BF16, rows, d);
   add("layernorm", DType::F32, 16384, 4096);
+  add("layernorm", DType::F32, 4096, 16384);
   for (const char* op : {"rmsnorm_bwd", "layernorm_bwd", "add_rmsnorm_bwd"})
     for (DType dt : {DType::BF16, DType::F32}) add(op, dt, 16384, 4096);
   // Rows off the 16-byte grid: the shifted chunk grids and skewed weight reads.
