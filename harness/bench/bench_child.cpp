@@ -68,6 +68,29 @@ void launch_all(std::vector<PackedLaunch>& launches) {
   }
 }
 
+// Median microseconds of `reps` runs of `work`, each between two events; with `flush`, the L2 is
+// overwritten first (run i writes byte i), as before a cold launch. Kernels and copies are timed
+// the same way.
+// Cold timings of a case (its kernels, its same-size copy): a quarter of the hot launches, at least 5.
+int cold_reps(int iters) { return std::max(5, iters / 4); }
+
+template <typename Work>
+double median_timed(int reps, const toolchain::DeviceMemory* flush, Work&& work) {
+  const auto& api = *toolchain::driver();
+  std::vector<double> us;
+  for (int i = 0; i < reps; ++i) {
+    if (flush != nullptr)
+      check(api.MemsetD8Async(flush->get(), static_cast<unsigned char>(i), flush->size(), nullptr),
+            "cuMemsetD8Async (flush)");
+    const Event a = Event::create(), b = Event::create();
+    a.record();
+    work();
+    b.record();
+    us.push_back(1000.0 * Event::elapsed_ms(a, b));
+  }
+  return median(us);
+}
+
 // Hot: `iters` back-to-back launches between two events (launch gaps hidden by the queue).
 // Cold: a flush of twice the L2 before each launch, events around the launch alone.
 json time_plans(const std::vector<KernelLaunch>& plans, isolate::ImageSet& images,
@@ -82,50 +105,17 @@ json time_plans(const std::vector<KernelLaunch>& plans, isolate::ImageSet& image
   for (int i = 0; i < 3; ++i) launch_all(launches);
   check(api.CtxSynchronize(), "cuCtxSynchronize (warm-up)");
 
-  std::vector<double> hot;
-  for (int rep = 0; rep < 5; ++rep) {
-    const Event a = Event::create(), b = Event::create();
-    a.record();
-    for (int i = 0; i < iters; ++i) launch_all(launches);
-    b.record();
-    hot.push_back(1000.0 * Event::elapsed_ms(a, b) / iters);
-  }
-  std::vector<double> cold;
-  for (int i = 0; i < std::max(5, iters / 4); ++i) {
-    check(api.MemsetD8Async(flush.get(), static_cast<unsigned char>(i), flush.size(), nullptr), "cuMemsetD8Async (flush)");
-    const Event a = Event::create(), b = Event::create();
-    a.record();
-    launch_all(launches);
-    b.record();
-    cold.push_back(1000.0 * Event::elapsed_ms(a, b));
-  }
+  const double hot_us = median_timed(5, nullptr, [&] {
+                          for (int i = 0; i < iters; ++i) launch_all(launches);
+                        }) / iters;
+  const double cold_us = median_timed(cold_reps(iters), &flush, [&] { launch_all(launches); });
   check(api.CtxSynchronize(), "cuCtxSynchronize");
   std::string geometry;
   for (const auto& k : plans)
     geometry += fmt::format("{}{} grid {}x{} block {}x{}", geometry.empty() ? "" : "; ", k.entry, k.grid[0], k.grid[1],
                             k.block[0], k.block[1]);
-  return {{"hot_us", median(hot)}, {"cold_us", median(cold)}, {"geometry", geometry},
+  return {{"hot_us", hot_us}, {"cold_us", cold_us}, {"geometry", geometry},
           {"bytes", minimum_bytes(plans.front().buffers)}};
-}
-
-
-// Median microseconds of `reps` device-to-device copies of `bytes`, each between two events;
-// with `flush`, the L2 is overwritten before each copy, as before a cold launch.
-double time_copy(const toolchain::DeviceMemory& src, const toolchain::DeviceMemory& dst, std::size_t bytes,
-                 const toolchain::DeviceMemory* flush, int reps) {
-  const auto& api = *toolchain::driver();
-  std::vector<double> us;
-  for (int i = 0; i < reps; ++i) {
-    if (flush != nullptr)
-      check(api.MemsetD8Async(flush->get(), static_cast<unsigned char>(i), flush->size(), nullptr),
-            "cuMemsetD8Async (flush)");
-    const Event a = Event::create(), b = Event::create();
-    a.record();
-    check(api.MemcpyDtoDAsync(dst.get(), src.get(), bytes, nullptr), "cuMemcpyDtoDAsync");
-    b.record();
-    us.push_back(1000.0 * Event::elapsed_ms(a, b));
-  }
-  return median(us);
 }
 
 // Beside a case's cold time, a cold copy that moves the same minimum bytes (half read, half
@@ -140,7 +130,9 @@ void add_same_size_copy(json& row, const toolchain::DeviceMemory& src, const too
     row["copy_same_skipped"] = fmt::format("{} bytes is outside the copy buffers' 16 B to {} B", half, src.size());
     return;
   }
-  row["copy_same_us"] = time_copy(src, dst, half, &flush, std::max(5, iters / 4));
+  row["copy_same_us"] = median_timed(cold_reps(iters), &flush, [&] {
+    check(toolchain::driver()->MemcpyDtoDAsync(dst.get(), src.get(), half, nullptr), "cuMemcpyDtoDAsync");
+  });
 }
 
 }  // namespace
@@ -178,7 +170,9 @@ int bench_child_main(const BenchChildOptions& opts) {
       const auto& api = *toolchain::driver();
       check(api.MemsetD8(copy_src.get(), 1, copy_bytes), "cuMemsetD8");
       check(api.MemcpyDtoD(copy_dst.get(), copy_src.get(), copy_bytes), "cuMemcpyDtoD (warm-up)");
-      const double t = time_copy(copy_src, copy_dst, copy_bytes, nullptr, 10);
+      const double t = median_timed(10, nullptr, [&] {
+        check(api.MemcpyDtoDAsync(copy_dst.get(), copy_src.get(), copy_bytes, nullptr), "cuMemcpyDtoDAsync");
+      });
       send(opts.result_fd, {{"type", "copy"}, {"bytes", 2.0 * copy_bytes}, {"us", t}, {"gbps", 2.0 * copy_bytes / (t * 1e3)}});
     }
 
