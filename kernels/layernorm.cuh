@@ -6,7 +6,6 @@
 // keeps full accuracy when |mean| >> std, where the one-pass E[x^2] - mean^2 cancels.
 #pragma once
 #include "norm_common.cuh"
-#include "staged_common.cuh"
 
 namespace ladder {
 
@@ -157,119 +156,6 @@ __global__ void __launch_bounds__(MAX_THREADS)
       });
     }
   }
-}
-
-// The staged schedule (staged_common.cuh): same arguments, results and aliasing as
-// layernorm_fwd. Why: at 16384-32768 columns the register kernels hold a row in up to 128
-// registers a thread, one or two blocks an SM, and between a row's loads and its stores nothing
-// else is read; here STAGES - 1 rows ahead are always on their way into shared memory, at no
-// register cost, and the two passes of the exact two-pass statistics read shared memory.
-// Launch: block (TPR, 1, 1) with TPR * ITEMS * VEC >= d + phase (one tile covers the row; phase
-// as in norm_common.cuh), any grid (each block walks rows blockIdx.x, + gridDim.x, ...; best
-// about as many blocks as are resident), and STAGES * ITEMS * TPR * 16 bytes of dynamic shared
-// memory. A launch that breaks the block or tile condition traps rather than leave columns
-// unwritten.
-template <typename T, int ITEMS, int STAGES>
-__global__ void __launch_bounds__(1024)
-    layernorm_fwd_staged(T* y, const T* x, const T* gamma, const T* beta, float* mean,
-                         float* rstd, int rows, int d, int x_stride, int y_stride, float eps) {
-  using E = norm::Elem<T>;
-  constexpr int kVec = E::kVec;
-  if (blockDim.y != 1) __trap();
-  __shared__ norm::ReduceScratch<1> scratch;
-  extern __shared__ uint4 stage_memory[];
-  const norm::StageLayout<ITEMS, 1> layout{stage_memory};
-  auto x_row = [&](long long row) { return x + row * static_cast<long long>(x_stride); };
-  auto y_row = [&](long long row) { return y + row * static_cast<long long>(y_stride); };
-  auto access_of = [&](long long row) {
-    const void* ptrs[2] = {x_row(row), y_row(row)};
-    return norm::row_access<T>(ptrs, 2);
-  };
-  auto stage_row_copies = [&](long long row, int st) {
-    const T* const src[1] = {x_row(row)};
-    norm::stage_row<T, ITEMS, 1>(layout, st, src, access_of(row), d);
-  };
-  int parity = 0;
-  norm::walk_staged_rows<STAGES>(rows, stage_row_copies, [&](long long row, int st) {
-    const T* xr = x_row(row);
-    T* yr = y_row(row);
-    const norm::RowAccess access = access_of(row);
-    norm::trap_unless_one_tile<T, ITEMS>(d, access.phase);
-    float acc[1] = {0.f};
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);
-      const uint4 raw = norm::staged_chunk<T, ITEMS, 1>(layout, st, 0, i, xr, c0, d, access.vec);
-      // Unstaged chunks (the row's ends, zero outside it) go to their slot too: the later
-      // passes read only shared memory, never the row again (y may be x).
-      if (!norm::chunk_inside<T>(c0, d, access.vec)) *layout.slot(st, 0, i) = raw;
-      float v[kVec];
-      E::unpack(raw, v);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) acc[0] += v[e];
-    }
-    norm::row_group_sum<true>(acc, scratch, parity);
-    const float mu = norm::mean_of(acc[0], d);
-
-    // gamma and beta are loaded here, so that they land during the second reduction.
-    const bool gamma_vec = norm::weight_vec_ok(gamma, access);
-    const bool beta_vec = norm::weight_vec_ok(beta, access);
-    uint4 gs[ITEMS], bs[ITEMS];
-    acc[0] = 0.f;
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);
-      if (gamma != nullptr)
-        gs[i] = norm::load_chunk_packed<T, norm::Load::ReadOnly>(gamma, c0, d, gamma_vec);
-      if (beta != nullptr)
-        bs[i] = norm::load_chunk_packed<T, norm::Load::ReadOnly>(beta, c0, d, beta_vec);
-      float v[kVec];
-      E::unpack(*layout.slot(st, 0, i), v);
-      // Columns outside the row hold 0, which is not the mean: they are left out.
-      const bool whole = norm::chunk_inside<T>(c0, d);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) {
-        const float dev = whole || (c0 + e >= 0 && c0 + e < d) ? v[e] - mu : 0.f;
-        acc[0] = fmaf(dev, dev, acc[0]);
-      }
-    }
-    norm::row_group_sum<true>(acc, scratch, parity);
-    const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
-    if (threadIdx.x == 0) {
-      if (mean != nullptr) mean[row] = mu;
-      if (rstd != nullptr) rstd[row] = inv_std;
-    }
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);
-      if (c0 >= d) continue;
-      float v[kVec];
-      E::unpack(*layout.slot(st, 0, i), v);
-      if (gamma != nullptr && beta != nullptr) {
-        float g[kVec], b[kVec];
-        E::unpack(gs[i], g);
-        E::unpack(bs[i], b);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) v[e] = fmaf((v[e] - mu) * inv_std, g[e], b[e]);
-      } else {
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) v[e] = (v[e] - mu) * inv_std;
-        if (gamma != nullptr) {
-          float g[kVec];
-          E::unpack(gs[i], g);
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) v[e] *= g[e];
-        }
-        if (beta != nullptr) {
-          float b[kVec];
-          E::unpack(bs[i], b);
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) v[e] += b[e];
-        }
-      }
-      norm::store_chunk(yr, c0, d, access.vec, v);
-    }
-  });
 }
 
 }  // namespace ladder

@@ -104,11 +104,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "row"}}, {{"schedule", "row"}, {"affine", "0"}, {"inplace", "y_x"}},
             {{"schedule", "row"}, {"strided", "odd"}}, {{"schedule", "row"}, {"stage_weight", "0"}},
             {{"schedule", "row"}, {"row_items", "4"}, {"inplace", "y_x"}},
-            {{"schedule", "row"}, {"row_grid", "3"}, {"row_items", "4"}},
-            {{"schedule", "staged"}}, {{"schedule", "staged"}, {"stages", "2"}, {"inplace", "y_x"}},
-            {{"schedule", "staged"}, {"strided", "odd"}}, {{"schedule", "staged"}, {"affine", "0"}, {"items", "1"}},
-            {{"schedule", "staged"}, {"blocks", "3"}, {"inplace", "y_x"}},
-            {{"schedule", "staged"}, {"blocks", "7"}, {"stages", "2"}, {"strided", "odd"}}};
+            {{"schedule", "row"}, {"row_grid", "3"}, {"row_items", "4"}}};
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).
   if (op == "rmsnorm_bwd")

@@ -116,8 +116,7 @@ PackedPlan read_packed(VariantReader& v, const std::string& op,
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
                        const std::vector<int>& allowed, const DeviceLimits& device,
-                       RowGeometry& g, const std::vector<std::string>& schedules,
-                       bool auto_rule = true);
+                       RowGeometry& g, bool rows_schedules = false);
 
 // schedule=rows2|rows4 (rmsnorm): each row group normalizes 2 or 4 rows at once; auto takes 2
 // where it measured faster. Returns the rows a thread takes (1: the register kernel, geometry

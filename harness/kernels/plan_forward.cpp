@@ -151,7 +151,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   apply_rows_per_block(op, rpb, s.rows, g);
   int wide = read_wide(v, op, kRmsnormSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const StagedPlan staged = read_staged(v, op, elem, 1, s, misaligned, forced,
-                                        allowed_items(elem, limits), device, g, kRmsnormSchedules);
+                                        allowed_items(elem, limits), device, g, true);
   const int rows_per_thread = read_rows(v, elem, s, misaligned, limits, forced, rpb, g);
   const PackedPlan packed = read_packed(v, op, kRmsnormSchedules, elem, 1, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
@@ -242,7 +242,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   apply_rows_per_block(op, rpb, s.rows, g);
   int wide = read_wide(v, op, kStagedSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const StagedPlan staged = read_staged(v, op, elem, 2, s, misaligned, forced,
-                                        allowed_items(elem, limits), device, g, kStagedSchedules);
+                                        allowed_items(elem, limits), device, g);
   const PackedPlan packed = read_packed(v, op, kStagedSchedules, elem, 1, 2, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool decode = read_decode(v, kStagedSchedules, elem, s, misaligned, limits, forced, rpb,
@@ -334,14 +334,10 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
   int wide = read_wide(v, op, kLayernormSchedules, elem, s, misaligned, limits, forced, rpb, g);
-  // Not taken by auto: schedule=staged asks for it.
-  const StagedPlan staged = read_staged(v, op, elem, 1, s, misaligned, forced,
-                                        allowed_items(elem, limits), device, g,
-                                        kLayernormSchedules, false);
   const PackedPlan packed = read_packed(v, op, kLayernormSchedules, elem, 2, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool block_row = read_block_row(v, op, kLayernormSchedules, elem, s, forced, rpb,
-                                        staged.staged || packed.packed,
+                                        packed.packed,
                                         block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksLayernorm),
                                         g);
   if (block_row) wide = 0;
@@ -349,7 +345,6 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
-  expect_one_schedule(op, wide, staged.staged);
   const std::uint32_t row_shared = block_row ? block_row_shared_bytes(g, elem, s.d, affine ? 2 : 0, stage_weight) : 0;
   apply_row_grid(row_grid, device, s.rows, row_shared, g);
 
@@ -360,8 +355,6 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   L.entry = packed.packed ? packed_entry("layernorm_fwd_packed", ref.dtype, packed)
             : block_row   ? entry("layernorm_fwd_row", ref.dtype, g.items,
                                   ", " + std::to_string(g.threads_per_row))
-            : staged.staged ? entry("layernorm_fwd_staged", ref.dtype, g.items,
-                                    ", " + std::to_string(staged.stages))
                           : entry("layernorm_fwd", ref.dtype, g.items,
                                   register_args(wide, g, false, off_grid));
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
@@ -387,7 +380,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
             i32(strides["y"]),
             f32(eps)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, block_row ? row_shared : staged.staged ? staged.shared_bytes : packed.shared_bytes);
+  set_geometry(L, g, block_row ? row_shared : packed.shared_bytes);
   L.oracle = "kernel.layernorm";
   L.scalars = {{"eps", eps}};
   return {L};

@@ -19,9 +19,9 @@ const std::vector<std::string> kRmsnormSchedules{"auto", "regs", "staged", "rows
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
                        const std::vector<int>& allowed, const DeviceLimits& device,
-                       RowGeometry& g, const std::vector<std::string>& schedules,
-                       bool auto_rule) {
-  const std::string schedule = v.get("schedule", "auto", schedules);
+                       RowGeometry& g, bool rows_schedules) {
+  const std::string schedule =
+      v.get("schedule", "auto", rows_schedules ? kRmsnormSchedules : kStagedSchedules);
   const std::string stages = v.get("stages", "auto", {"auto", "2", "3"});
   // A small fixed grid, for tests: each block then walks many rows through every stage.
   const std::string blocks = v.get("blocks", "auto", {"auto", "1", "3", "7"});
@@ -32,7 +32,7 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
   StagedPlan plan;
   int items = forced_items;
   bool wanted = schedule == "staged";
-  if (auto_rule && schedule == "auto" && forced_items == 0 && s.rows >= 2 * std::int64_t{device.sm_count}) {
+  if (schedule == "auto" && forced_items == 0 && s.rows >= 2 * std::int64_t{device.sm_count}) {
     // Where the H200 measured the staged schedule faster (reports/h200/sweep-staged.txt): 16-bit
     // rows that take a whole 1024-thread block in registers, one block an SM with nothing to
     // overlap (rmsnorm bf16 2048x32768: 0.84 of the copy ceiling against 0.71; add_rmsnorm f16
