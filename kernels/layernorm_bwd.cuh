@@ -267,6 +267,7 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
                   const T* dy, const float* mean, const float* rstd, int rows, int d,
                   int x_stride, int dy_stride, int dx_stride, float eps) {
   if (!RECOMPUTE && (mean == nullptr || rstd == nullptr)) __trap();
+  norm::allow_dependent_launch();
   const bool one = norm::tiles_for<T, ITEMS, true>(d, 0) == 1;
   int phase = 0;
   if constexpr (SHIFTED) {  // backward_common.cuh

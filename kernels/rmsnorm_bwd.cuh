@@ -243,6 +243,7 @@ __device__ __forceinline__ void rms_bwd(T* dx, T* dr, float* dw_partial, const T
                                         const T* w, const T* dy, const T* dh, int rows, int d,
                                         int x_stride, int r_stride, int dy_stride, int dh_stride,
                                         int dx_stride, int dr_stride, float eps, float w_offset) {
+  allow_dependent_launch();
   const bool one = tiles_for<T, ITEMS, true>(d, 0) == 1;
   int phase = 0;
   if constexpr (SHIFTED) {

@@ -48,8 +48,12 @@ inline void check_launch(const KernelRef& ref, const Case& c, const KernelLaunch
   if (tpr < 32) CHECK((tpr & (tpr - 1)) == 0);
   if (tpr > 32) CHECK(groups == 1);
   CHECK(L.grid[0] >= 1);
-  CHECK(L.grid[1] == 1);
+  // column_sum_pair: one column sum per blockIdx.y; every other kernel a flat grid.
+  CHECK(L.grid[1] == (L.entry.find("column_sum_pair<") != std::string::npos ? 2u : 1u));
   CHECK(L.grid[2] == 1);
+  // Only a launch that waits for the one before it may overlap it.
+  if (L.programmatic) CHECK(L.entry.find("column_sum") != std::string::npos);
+  if (first) CHECK(!L.programmatic);
   CHECK(!L.entry.empty());
   CHECK(L.source.rfind(ladder::kernels::kernels_dir(), 0) == 0);
   CHECK(ladder::find_oracle(L.oracle) != nullptr);

@@ -129,9 +129,20 @@ TEST_CASE("plan declares variants' buffers, aliases and null arguments", "[kerne
   CHECK(find_buffer(explicit_stride, "x")->row_stride == 100);
 
   auto bwd = plan_checked({"layernorm_bwd", DType::BF16, {}}, {{"rows", 300}, {"d", 4096}});
-  REQUIRE(bwd.size() == 3);  // the row kernel, then dgamma and dbeta reduces
+  REQUIRE(bwd.size() == 2);  // the row kernel, then dgamma and dbeta reduced in one launch
   CHECK(find_buffer(bwd.front(), "dgamma_partial")->role == BufferRole::Scratch);
   CHECK(find_buffer(bwd.front(), "dgamma_partial")->rows == bwd.front().grid[0]);
+  CHECK(bwd[1].entry == "ladder::column_sum_pair<__nv_bfloat16>");
+  CHECK(bwd[1].programmatic);
+  // column_sums=separate: one reduce each; pdl=0: ordinary launches.
+  auto separate = plan_checked({"layernorm_bwd", DType::BF16, {{"column_sums", "separate"}, {"pdl", "0"}}},
+                               {{"rows", 300}, {"d", 4096}});
+  REQUIRE(separate.size() == 3);
+  for (std::size_t i = 1; i < separate.size(); ++i) {
+    CHECK(separate[i].entry == "ladder::column_sum<__nv_bfloat16>");
+    CHECK(!separate[i].programmatic);
+  }
+  CHECK(plan_checked({"rmsnorm_bwd", DType::F32, {}}, c).back().programmatic);
   auto no_w = plan_checked({"rmsnorm_bwd", DType::F32, {{"weight", "none"}}}, c);
   CHECK(no_w.size() == 1);
 }

@@ -62,9 +62,8 @@ void launch_all(std::vector<PackedLaunch>& launches) {
     if (k.shared_bytes > 0)  // static plus dynamic past 48 KiB needs the opt-in
       check(api.FuncSetAttribute(p.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(k.shared_bytes)),
             "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-    check(api.LaunchKernel(p.fn, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2], k.shared_bytes,
-                           nullptr, p.params.pointers.data(), nullptr),
-          "cuLaunchKernel");
+    check(toolchain::launch(p.fn, k.grid, k.block, k.shared_bytes, p.params.pointers.data(), k.programmatic),
+          k.programmatic ? "cuLaunchKernelEx" : "cuLaunchKernel");
   }
 }
 

@@ -109,14 +109,15 @@ std::vector<Variant> variants_of(const std::string& op) {
   // rows of one group at different phases (its per-row fallback).
   if (op == "rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"weight", "none"}}, {{"strided", "odd"}}, {{"shift", "0"}},
-            {{"shift", "1"}}};
+            {{"shift", "1"}}, {{"pdl", "0"}}};
   if (op == "add_rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}},
             {{"shift", "1"}}};
   if (op == "layernorm_bwd")
     return {{{"affine", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}}, {{"shift", "1"}},
             {{"stats", "recompute"}}, {{"stats", "recompute"}, {"strided", "odd"}},
-            {{"stats", "recompute"}, {"affine", "0"}}};
+            {{"stats", "recompute"}, {"affine", "0"}}, {{"column_sums", "separate"}},
+            {{"column_sums", "separate"}, {"pdl", "0"}, {"strided", "odd"}}};
   return {};
 }
 

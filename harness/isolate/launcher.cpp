@@ -156,12 +156,13 @@ void run_case(const Rung& rung, const std::vector<KernelLaunch>& plans, ImageSet
                                         : api.FuncSetAttribute(functions[p], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                                static_cast<int>(k.shared_bytes));
       if (rc == CUDA_SUCCESS)
-        rc = api.LaunchKernel(functions[p], k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1],
-                                           k.block[2], k.shared_bytes, nullptr, params.pointers.data(), nullptr);
+        rc = toolchain::launch(functions[p], k.grid, k.block, k.shared_bytes, params.pointers.data(),
+                               k.programmatic);
       if (rc != CUDA_SUCCESS) {
         out.failure = FailReason::Launch;
         out.cuda_error = toolchain::error_name(rc);
-        out.evidence = fmt::format("cuLaunchKernel({}, grid {}x{}x{}, block {}x{}x{}, {} B shared): {}", k.entry,
+        out.evidence = fmt::format("{}({}, grid {}x{}x{}, block {}x{}x{}, {} B shared): {}",
+                                   k.programmatic ? "cuLaunchKernelEx" : "cuLaunchKernel", k.entry,
                                    k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
                                    k.shared_bytes, toolchain::error_string(rc));
         sticky = toolchain::is_sticky(rc);

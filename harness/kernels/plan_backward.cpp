@@ -2,6 +2,7 @@
 // final reduce they launch (column_sum). Each weight gradient takes two launches: the row kernel
 // writing one fp32 partial row per block into scratch, then column_sum adding them in order.
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <string>
 
@@ -118,9 +119,11 @@ BackwardPlan backward_geometry(std::size_t elem, const Shape& s,
   return p;
 }
 
-// The final reduce of one weight gradient: out[c] = sum of `parts` partial rows.
+// The final reduce of one weight gradient: out[c] = sum of `parts` partial rows. programmatic:
+// launched to begin while the kernel that wrote the partials drains (dependent_launch.cuh).
 KernelLaunch column_sum_launch(const KernelLaunch& first, DType dt, const std::string& out,
-                               const std::string& partial, std::int64_t parts, std::int64_t d) {
+                               const std::string& partial, std::int64_t parts, std::int64_t d,
+                               bool programmatic = false) {
   KernelLaunch L;
   L.source = source_path("column_sum.cuh");
   L.entry = "ladder::column_sum<" + dtype_template_name(dt) + ">";
@@ -128,10 +131,27 @@ KernelLaunch column_sum_launch(const KernelLaunch& first, DType dt, const std::s
   L.args = {pointer(out), pointer(partial), i32(parts), i32(d), i32(d)};
   L.grid = {static_cast<std::uint32_t>((d + kColumnSumColumns - 1) / kColumnSumColumns), 1, 1};
   L.block = {kColumnSumColumns, kColumnSumSlices, 1};
+  L.programmatic = programmatic;
   L.oracle = first.oracle;
   L.scalars = first.scalars;
   return L;
 }
+
+// Two reduces of the same shape in one launch (column_sum_pair): LayerNorm's dgamma and dbeta.
+KernelLaunch column_sum_pair_launch(const KernelLaunch& first, DType dt,
+                                    const std::array<std::string, 2>& out,
+                                    const std::array<std::string, 2>& partial, std::int64_t parts,
+                                    std::int64_t d, bool programmatic) {
+  KernelLaunch L = column_sum_launch(first, dt, out[0], partial[0], parts, d, programmatic);
+  L.entry = "ladder::column_sum_pair<" + dtype_template_name(dt) + ">";
+  L.args = {pointer(out[0]), pointer(partial[0]), pointer(out[1]), pointer(partial[1]),
+            i32(parts),      i32(d),              i32(d)};
+  L.grid[1] = 2;
+  return L;
+}
+
+// pdl=auto|0: whether column_sum is launched programmatically after the backward kernel.
+bool read_programmatic(VariantReader& v) { return v.get("pdl", "auto", {"auto", "0"}) == "auto"; }
 
 // Dynamic shared memory of a backward launch: add_rmsnorm_bwd (1 sum, dw) and layernorm_bwd (2,
 // dgamma and dbeta) keep a one-tile thread's weight-gradient sums there
@@ -180,6 +200,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   const std::string weight = v.get("weight", "plain", kWeightModes);
   const std::string strided = v.get("strided", "0", kStrided);
   const std::string shift = v.get("shift", "auto", kShift);
+  const bool programmatic = read_programmatic(v);
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = with_device(backward_row_limits(), device);
   const int forced = v.items(elem, limits);
@@ -221,7 +242,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   L.oracle = "kernel.rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   std::vector<KernelLaunch> out{L};
-  if (has_w) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d));
+  if (has_w) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d, programmatic));
   return out;
 }
 
@@ -234,6 +255,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const bool write_dr = v.get("write_dr", "1", kFlag) == "1";
   const std::string strided = v.get("strided", "0", kStrided);
   const std::string shift = v.get("shift", "auto", kShift);
+  const bool programmatic = read_programmatic(v);
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = with_device(backward_row_limits(), device);
   const int forced = v.items(elem, limits);
@@ -285,7 +307,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   L.oracle = "kernel.add_rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   std::vector<KernelLaunch> out{L};
-  if (has_w) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d));
+  if (has_w) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d, programmatic));
   return out;
 }
 
@@ -295,6 +317,8 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   VariantReader v(op, ref.variant);
   const bool affine = v.get("affine", "1", kFlag) == "1";
   const bool saved = v.get("stats", "saved", kStats) == "saved";
+  // column_sums=paired: dgamma and dbeta reduced in one launch (column_sum_pair).
+  const bool paired_sums = v.get("column_sums", "paired", {"paired", "separate"}) == "paired";
   // broken_launch=null_stats, for probes/selftest.json: the saved-statistics kernel launched
   // without them. It must trap rather than read through a null pointer.
   const std::string broken =
@@ -304,6 +328,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   const bool pass_stats = saved && broken != "null_stats";
   const std::string strided = v.get("strided", "0", kStrided);
   const std::string shift = v.get("shift", "auto", kShift);
+  const bool programmatic = read_programmatic(v);
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = with_device(backward_row_limits(), device);
   const int forced = v.items(elem, limits);
@@ -354,8 +379,14 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   L.scalars = {{"eps", eps}};
   std::vector<KernelLaunch> out{L};
   if (affine) {
-    out.push_back(column_sum_launch(L, ref.dtype, "dgamma", "dgamma_partial", parts, s.d));
-    out.push_back(column_sum_launch(L, ref.dtype, "dbeta", "dbeta_partial", parts, s.d));
+    if (paired_sums) {
+      out.push_back(column_sum_pair_launch(L, ref.dtype, {"dgamma", "dbeta"},
+                                           {"dgamma_partial", "dbeta_partial"}, parts, s.d,
+                                           programmatic));
+    } else {
+      out.push_back(column_sum_launch(L, ref.dtype, "dgamma", "dgamma_partial", parts, s.d, programmatic));
+      out.push_back(column_sum_launch(L, ref.dtype, "dbeta", "dbeta_partial", parts, s.d, programmatic));
+    }
   }
   return out;
 }

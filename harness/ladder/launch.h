@@ -46,6 +46,9 @@ struct KernelLaunch {
   std::vector<ConcreteArg> args;
   std::array<std::uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
   std::uint32_t shared_bytes = 0;
+  // Programmatic dependent launch (toolchain::launch): the kernel may start while the previous
+  // launch of the plan drains, and waits (griddepcontrol.wait) before reading its results.
+  bool programmatic = false;
   std::string oracle = "none";
   std::map<std::string, double> scalars;
   std::uint64_t seed = 0;

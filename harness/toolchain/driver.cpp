@@ -49,6 +49,7 @@ Loaded& loaded() {
            d.bind(a.EventDestroy, "cuEventDestroy_v2") && d.bind(a.EventRecord, "cuEventRecord") &&
            d.bind(a.EventSynchronize, "cuEventSynchronize") &&
            d.bind(a.GetErrorName, "cuGetErrorName") && d.bind(a.GetErrorString, "cuGetErrorString");
+    if (!d.bind(a.LaunchKernelEx, "cuLaunchKernelEx")) a.LaunchKernelEx = nullptr;
     if (!d.bind(a.EventElapsedTime, "cuEventElapsedTime_v2"))
       d.bind(a.EventElapsedTime, "cuEventElapsedTime");
     if (!l.ok || !a.EventElapsedTime) {
@@ -65,6 +66,29 @@ const DriverApi& api() { return loaded().api; }
 
 const DriverApi* driver() { return loaded().ok ? &loaded().api : nullptr; }
 const std::string& driver_load_error() { return loaded().error; }
+
+CUresult launch(CUfunction fn, const std::array<std::uint32_t, 3>& grid, const std::array<std::uint32_t, 3>& block,
+                std::uint32_t shared_bytes, void** params, bool programmatic) {
+  const DriverApi& a = api();
+  if (!programmatic || a.LaunchKernelEx == nullptr)
+    return a.LaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                          shared_bytes, nullptr, params, nullptr);
+  CUlaunchAttribute attr{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attr.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = grid[0];
+  config.gridDimY = grid[1];
+  config.gridDimZ = grid[2];
+  config.blockDimX = block[0];
+  config.blockDimY = block[1];
+  config.blockDimZ = block[2];
+  config.sharedMemBytes = shared_bytes;
+  config.hStream = nullptr;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return a.LaunchKernelEx(&config, fn, params, nullptr);
+}
 
 std::string error_name(CUresult rc) {
   const char* s = nullptr;

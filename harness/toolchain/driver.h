@@ -3,7 +3,9 @@
 #pragma once
 #include <cuda.h>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -36,6 +38,8 @@ struct DriverApi {
   CUresult (*MemsetD8Async)(CUdeviceptr, unsigned char, std::size_t, CUstream) = nullptr;
   CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                            unsigned, CUstream, void**, void**) = nullptr;
+  // Optional (null where the driver lacks it): launch() then falls back to LaunchKernel.
+  CUresult (*LaunchKernelEx)(const CUlaunchConfig*, CUfunction, void**, void**) = nullptr;
   CUresult (*EventCreate)(CUevent*, unsigned) = nullptr;
   CUresult (*EventDestroy)(CUevent) = nullptr;
   CUresult (*EventRecord)(CUevent, CUstream) = nullptr;
@@ -52,6 +56,13 @@ const std::string& driver_load_error();
 
 std::string error_name(CUresult rc);    // "CUDA_ERROR_ILLEGAL_ADDRESS"
 std::string error_string(CUresult rc);  // the driver's sentence
+
+// One kernel launch on the default stream. programmatic: the launch may begin while the
+// previous one in the stream drains (programmatic dependent launch, sm_90 and later); the kernel
+// must wait (griddepcontrol.wait) before it reads what that launch wrote. Where the driver or
+// device lacks it the launch is an ordinary one, which is also correct.
+CUresult launch(CUfunction fn, const std::array<std::uint32_t, 3>& grid, const std::array<std::uint32_t, 3>& block,
+                std::uint32_t shared_bytes, void** params, bool programmatic);
 
 // A failed driver call: which call, which code. Thrown only inside child processes.
 class DriverError : public std::runtime_error {
