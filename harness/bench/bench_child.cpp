@@ -55,15 +55,11 @@ std::vector<PackedLaunch> pack(const std::vector<KernelLaunch>& plans, isolate::
 }
 
 void launch_all(std::vector<PackedLaunch>& launches) {
-  const auto& api = *toolchain::driver();
   for (auto& p : launches) {
     const auto& k = *p.plan;
     if (k.grid[0] == 0) continue;
-    if (k.shared_bytes > 0)  // static plus dynamic past 48 KiB needs the opt-in
-      check(api.FuncSetAttribute(p.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(k.shared_bytes)),
-            "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-    check(toolchain::launch(p.fn, k.grid, k.block, k.shared_bytes, p.params.pointers.data(), k.programmatic),
-          k.programmatic ? "cuLaunchKernelEx" : "cuLaunchKernel");
+    const char* failed_call = "";
+    check(isolate::launch_planned(p.fn, k, p.params, &failed_call), failed_call);
   }
 }
 

@@ -17,6 +17,28 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 
 }  // namespace
 
+const char* launch_call_name(const KernelLaunch& k) {
+  return k.programmatic ? "cuLaunchKernelEx" : "cuLaunchKernel";
+}
+
+CUresult launch_planned(CUfunction fn, const KernelLaunch& k, PackedParams& params,
+                        const char** failed_call) {
+  // Opt in to the dynamic shared memory whatever its size: past 48 KiB static plus dynamic
+  // needs it, and the kernel's static share is not known here.
+  if (k.shared_bytes > 0) {
+    const CUresult rc = toolchain::driver()->FuncSetAttribute(
+        fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(k.shared_bytes));
+    if (rc != CUDA_SUCCESS) {
+      if (failed_call != nullptr) *failed_call = "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)";
+      return rc;
+    }
+  }
+  const CUresult rc = toolchain::launch(fn, k.grid, k.block, k.shared_bytes, params.pointers.data(),
+                                        k.programmatic);
+  if (rc != CUDA_SUCCESS && failed_call != nullptr) *failed_call = launch_call_name(k);
+  return rc;
+}
+
 void pack_params(const KernelLaunch& k, const DeviceBuffers& buffers, PackedParams& out) {
   out.slots.assign(k.args.size(), {});
   out.pointers.clear();
@@ -150,19 +172,12 @@ void run_case(const Rung& rung, const std::vector<KernelLaunch>& plans, ImageSet
       PackedParams params;
       pack_params(k, buffers, params);
       if (k.grid[0] == 0 || k.grid[1] == 0 || k.grid[2] == 0) continue;  // nothing to do (e.g. rows = 0)
-      // Opt in to the dynamic shared memory whatever its size: past 48 KiB static plus dynamic
-      // needs it, and the kernel's static share is not known here.
-      CUresult rc = k.shared_bytes == 0 ? CUDA_SUCCESS
-                                        : api.FuncSetAttribute(functions[p], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                               static_cast<int>(k.shared_bytes));
-      if (rc == CUDA_SUCCESS)
-        rc = toolchain::launch(functions[p], k.grid, k.block, k.shared_bytes, params.pointers.data(),
-                               k.programmatic);
+      const CUresult rc = launch_planned(functions[p], k, params);
       if (rc != CUDA_SUCCESS) {
         out.failure = FailReason::Launch;
         out.cuda_error = toolchain::error_name(rc);
         out.evidence = fmt::format("{}({}, grid {}x{}x{}, block {}x{}x{}, {} B shared): {}",
-                                   k.programmatic ? "cuLaunchKernelEx" : "cuLaunchKernel", k.entry,
+                                   launch_call_name(k), k.entry,
                                    k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
                                    k.shared_bytes, toolchain::error_string(rc));
         sticky = toolchain::is_sticky(rc);

@@ -49,7 +49,7 @@ Loaded& loaded() {
            d.bind(a.EventDestroy, "cuEventDestroy_v2") && d.bind(a.EventRecord, "cuEventRecord") &&
            d.bind(a.EventSynchronize, "cuEventSynchronize") &&
            d.bind(a.GetErrorName, "cuGetErrorName") && d.bind(a.GetErrorString, "cuGetErrorString");
-    if (!d.bind(a.LaunchKernelEx, "cuLaunchKernelEx")) a.LaunchKernelEx = nullptr;
+    d.bind(a.LaunchKernelEx, "cuLaunchKernelEx");  // optional: null where the driver lacks it
     if (!d.bind(a.EventElapsedTime, "cuEventElapsedTime_v2"))
       d.bind(a.EventElapsedTime, "cuEventElapsedTime");
     if (!l.ok || !a.EventElapsedTime) {
