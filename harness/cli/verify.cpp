@@ -38,7 +38,9 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // back to the register kernel); odd strides take its element-wise path. row (every forward op):
 // the row-a-block kernels at eight chunks a thread (row_items=4: four), the weights staged
 // (row_grid=3: three blocks walking every row, the weights staged once a block); odd
-// strides, and a weight left unstaged (stage_weight=0), take their element-wise path.
+// strides, and a weight left unstaged (stage_weight=0), take their element-wise path. loop
+// (layernorm): the streamed row at both pass counts, narrow and wide blocks, three blocks walking
+// every row; odd strides take its element-wise path.
 // Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
 const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
     {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 16383}, {3, 32765}, {3, 32768}, {2, 65536}};
@@ -104,7 +106,12 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "row"}}, {{"schedule", "row"}, {"affine", "0"}, {"inplace", "y_x"}},
             {{"schedule", "row"}, {"strided", "odd"}}, {{"schedule", "row"}, {"stage_weight", "0"}},
             {{"schedule", "row"}, {"row_items", "4"}, {"inplace", "y_x"}},
-            {{"schedule", "row"}, {"row_grid", "3"}, {"row_items", "4"}}};
+            {{"schedule", "row"}, {"row_grid", "3"}, {"row_items", "4"}},
+            {{"schedule", "loop"}}, {{"schedule", "loop"}, {"loop_passes", "2"}},
+            {{"schedule", "loop"}, {"affine", "0"}, {"inplace", "y_x"}, {"loop_threads", "128"}},
+            {{"schedule", "loop"}, {"strided", "odd"}, {"loop_passes", "2"}},
+            {{"schedule", "loop"}, {"strided", "1"}, {"loop_grid", "3"}, {"loop_threads", "1024"}},
+            {{"schedule", "loop"}, {"loop_grid", "resident"}, {"loop_passes", "2"}, {"inplace", "y_x"}}};
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).
   if (op == "rmsnorm_bwd")

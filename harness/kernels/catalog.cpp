@@ -39,7 +39,7 @@ const std::vector<OpEntry>& table() {
         {"add_rmsnorm", detail::plan_add_rmsnorm,
          {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged", "wide", "packed", "decode", "row"}}, {"stages", {"2", "3"}}},
          detail::add_rmsnorm_row_limits()},
-        {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide", "packed", "row"}}}, detail::layernorm_row_limits()},
+        {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide", "packed", "row", "loop"}}}, detail::layernorm_row_limits()},
         {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
         {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
         {"layernorm_bwd", detail::plan_layernorm_bwd, {{"shift", {"0", "1"}}, {"stats", {"saved", "recompute"}}},
@@ -107,6 +107,17 @@ std::vector<KernelRef> all_specializations() {
               auto v = combo;
               v["row_items"] = std::to_string(items);
               v["row_threads"] = std::to_string(width);
+              out.push_back({e.name, dt, v});
+            }
+          continue;
+        }
+        // schedule=loop: one instantiation per block width and pass count.
+        if (combo.count("schedule") && combo.at("schedule") == "loop") {
+          for (const char* threads : {"128", "256", "512", "1024"})
+            for (const char* passes : {"2", "3"}) {
+              auto v = combo;
+              v["loop_threads"] = threads;
+              v["loop_passes"] = passes;
               out.push_back({e.name, dt, v});
             }
           continue;

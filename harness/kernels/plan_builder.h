@@ -198,6 +198,23 @@ inline constexpr std::int64_t kBlockRowMaxChunksNorm = 2048;
 bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std::int64_t min_d,
                     std::int64_t max_chunks);
 
+// schedule=loop (plan_loop.cpp, layernorm): layernorm_fwd_loop, a block of THREADS threads a
+// row streaming it once per pass (PASSES 3: sum, squared deviations, output; 2: shifted sums
+// joined by Chan's formula, output), the first reads kept in L2. Variant keys
+// loop_threads=128|256|512|1024 (auto: loop_auto_threads), loop_passes=2|3 (auto: 3) and
+// loop_grid=rows|resident|3 (auto: rows; resident: 2048 / THREADS blocks an SM; 3: three blocks,
+// for tests). auto takes it where the caller says (auto_takes). Applies to any row; rewrites g.
+struct LoopPlan {
+  bool loop = false;
+  int threads = 0;
+  int passes = 0;
+};
+int loop_auto_threads(std::size_t elem_size, std::int64_t d);
+LoopPlan read_loop(VariantReader& v, const std::string& op,
+                   const std::vector<std::string>& schedules, std::size_t elem_size,
+                   const Shape& s, bool other_schedule, bool auto_takes,
+                   const DeviceLimits& device, RowGeometry& g);
+
 // Row strides for the named [rows, d] tensors. strided: "0" dense; "1" padded by whole 16-byte
 // chunks (the vector path stays legal); "odd": each tensor padded by a different odd amount (rows
 // start at different offsets inside a chunk, which forces the scalar path). A case key

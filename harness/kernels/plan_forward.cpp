@@ -340,7 +340,9 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                                         packed.packed,
                                         block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksLayernorm),
                                         g);
-  if (block_row) wide = 0;
+  const LoopPlan loop = read_loop(v, op, kLayernormSchedules, elem, s, packed.packed || block_row,
+                                  false, device, g);
+  if (block_row || loop.loop) wide = 0;
   const int row_grid = read_row_grid(v, op, kLayernormSchedules, block_row, layernorm_row_resident(elem, s.d));
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
@@ -351,8 +353,11 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   KernelLaunch L;
   L.source = source_path(packed.packed ? "packed_norm.cuh"
                          : block_row   ? "block_row.cuh"
+                         : loop.loop   ? "layernorm_loop.cuh"
                                        : "layernorm.cuh");
   L.entry = packed.packed ? packed_entry("layernorm_fwd_packed", ref.dtype, packed)
+            : loop.loop   ? "ladder::layernorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +
+                                std::to_string(loop.threads) + ", " + std::to_string(loop.passes) + ">"
             : block_row   ? entry("layernorm_fwd_row", ref.dtype, g.items,
                                   ", " + std::to_string(g.threads_per_row))
                           : entry("layernorm_fwd", ref.dtype, g.items,
