@@ -61,8 +61,10 @@ inline void check_launch(const KernelRef& ref, const Case& c, const KernelLaunch
   // Backward, staged and packed kernels walk rows (packed: spans of rows) on a fixed grid.
   const bool staged = L.entry.find("_staged") != std::string::npos;
   const bool packed = L.entry.find("_packed") != std::string::npos;
-  // The row-a-block kernels walk rows at any grid (row_grid=resident gives them fewer blocks).
-  const bool block_row = L.entry.find("_fwd_row<") != std::string::npos;
+  // The row-a-block kernels walk rows at any grid (row_grid=resident gives them fewer blocks), as
+  // does the streamed LayerNorm (loop_grid).
+  const bool block_row = L.entry.find("_fwd_row<") != std::string::npos ||
+                         L.entry.find("_fwd_loop<") != std::string::npos;
   const bool persistent = L.entry.find("_bwd") != std::string::npos || staged || packed || block_row;
   if (staged || packed) {
     CHECK(groups == 1);  // one row group a block: the stages are per thread
