@@ -8,6 +8,7 @@
 # (reports/h200/loop-ladder.json), racecheck over the bf16 ones, and ladder verify layernorm --quick.
 set -u
 B=$PWD/.device/ladder
+export LADDER_KERNELS_DIR=$PWD/kernels
 export LADDER_CACHE_DIR=/tmp/lc LADDER_COMMIT=${LADDER_COMMIT:?}
 o=/tmp/o130; mkdir -p $o $OUT
 bench() { timeout 90 $B bench layernorm "$@" 2>&1 | grep -E " ladder |copy ceiling"; }
