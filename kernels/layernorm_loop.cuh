@@ -3,10 +3,11 @@
 // keeps the row's lines (createpolicy evict_last) so that the later reads hit L2 rather than
 // DRAM. A thread holds four chunks at a time, whatever d, so many rows are in flight an SM.
 // PASSES 3: the exact two-pass statistics (the sum, then the squared deviations from the mean),
-// then the output. PASSES 2: each thread's sums shifted by its own first value, joined over the
-// block by Chan's pairwise formula, then the output. Shifting by a value of the thread's own
-// data bounds the cancellation of sum((x-K)^2) - (sum(x-K))^2/n: the shift point's own
-// deviation is part of the variance, so the relative error stays below n_thread ulps.
+// then the output. PASSES 2: each thread's sums shifted by its own first value K, joined over the
+// block by the parallel-variance identity (two block sums, as PASSES 3 has), then the output.
+// Shifting by a value of the thread's own data bounds the cancellation of
+// sum((x-K)^2) - (sum(x-K))^2 / n: the shift point's own deviation is part of the thread's
+// variance, so the relative error stays within about n ulps for the thread's n values.
 // Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh.
 #pragma once
 #include "norm_common.cuh"
@@ -30,47 +31,12 @@ __device__ __forceinline__ uint4 load16_keep(const uint4* p, unsigned long long 
   return v;
 }
 
-// Count, mean and sum of squared deviations of some of a row's values.
-struct Moments {
-  float n, mean, m2;
-};
-
-// Chan's pairwise combination. Callers pass the lower lane's (or warp's) moments as `a`, so both
-// lanes of an exchange compute bit-identical results.
-__device__ __forceinline__ Moments combine(const Moments& a, const Moments& b) {
-  const float n = a.n + b.n;
-  if (b.n == 0.f) return a;
-  if (a.n == 0.f) return b;
-  const float delta = b.mean - a.mean;
-  const float wb = b.n / n;
-  return {n, fmaf(delta, wb, a.mean), a.m2 + b.m2 + delta * delta * a.n * wb};
-}
-
-__device__ __forceinline__ Moments shuffle_xor(const Moments& m, int offset) {
-  return {__shfl_xor_sync(kFullMask, m.n, offset), __shfl_xor_sync(kFullMask, m.mean, offset),
-          __shfl_xor_sync(kFullMask, m.m2, offset)};
-}
-
-// Joins the moments of the block's threads (a 1-D block, a multiple of 32). Every thread gets
-// the same result. scratch: two buffers used alternately, as ReduceScratch.
-__device__ __forceinline__ Moments block_moments(Moments m, Moments (&scratch)[2][32],
-                                                 int& parity) {
-  const int lane = threadIdx.x & 31;
-  auto warp_join = [&](Moments v) {
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-      const Moments other = shuffle_xor(v, offset);
-      v = (lane & offset) ? combine(other, v) : combine(v, other);
-    }
-    return v;
-  };
-  m = warp_join(m);
-  const int warps = blockDim.x >> 5;
-  Moments* buf = scratch[parity];
-  parity ^= 1;
-  if (lane == 0) buf[threadIdx.x >> 5] = m;
-  __syncthreads();
-  return warp_join(lane < warps ? buf[lane] : Moments{0.f, 0.f, 0.f});
+// The blocks an SM the launch bound asks for: for 16-bit rows 1280 threads' worth (five
+// 256-thread rows in flight an SM at 48 registers a thread, no spills: ptxas sm_90), at least one;
+// fp32 0, no minimum: its three-pass build spills under a cap of 64, and with a minimum of 1
+// ptxas gives it 104 registers.
+__host__ __device__ constexpr int loop_min_blocks(int threads, int elem_bytes) {
+  return elem_bytes != 2 ? 0 : 1280 / threads > 0 ? 1280 / threads : 1;
 }
 
 // Calls f(values, unit) for each of thread threadIdx.x's units of `row` (16-byte chunks when
@@ -98,10 +64,24 @@ __device__ __forceinline__ void for_thread_units(const T* row, bool fast, int un
         f(v, c + k * THREADS);
       }
     }
-    for (; c < units; c += THREADS) {
-      float v[kVec];
-      E::unpack(LAST ? __ldcs(p + c) : load16_keep(p + c, keep), v);
-      f(v, c);
+    // The last, partial group: its loads guarded and issued together, so that a thread of a
+    // narrow row (fewer than four units) still has all its loads in flight at once.
+    if (c < units) {
+      uint4 u[kUnroll - 1];
+#pragma unroll
+      for (int k = 0; k < kUnroll - 1; ++k) {
+        const int unit = c + k * THREADS;
+        u[k] = unit >= units ? make_uint4(0u, 0u, 0u, 0u)
+               : LAST        ? __ldcs(p + unit)
+                             : load16_keep(p + unit, keep);
+      }
+#pragma unroll
+      for (int k = 0; k < kUnroll - 1; ++k) {
+        if (c + k * THREADS >= units) break;
+        float v[kVec];
+        E::unpack(u[k], v);
+        f(v, c + k * THREADS);
+      }
     }
   } else {
     for (int c = tx; c < units; c += THREADS) {
@@ -121,7 +101,7 @@ __device__ __forceinline__ void for_thread_units(const T* row, bool fast, int un
 // Rows on the 16-byte grid with d a multiple of the chunk (and gamma and beta on the grid) take
 // 16-byte accesses; any other call runs element by element, with the same statistics.
 template <typename T, int THREADS, int PASSES>
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof(T)))
     layernorm_fwd_loop(T* y, const T* x, const T* gamma, const T* beta, float* mean, float* rstd,
                        int rows, int d, int x_stride, int y_stride, float eps) {
   static_assert(PASSES == 2 || PASSES == 3, "PASSES is 2 or 3");
@@ -130,8 +110,7 @@ __global__ void __launch_bounds__(THREADS)
   constexpr int kVec = E::kVec;
   if (blockDim.x != THREADS || blockDim.y != 1) __trap();
   __shared__ norm::ReduceScratch<1> scratch;
-  __shared__ norm::Moments moment_scratch[2][32];
-  int parity = 0, moment_parity = 0;
+  int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);
   const bool fast = d % kVec == 0 && norm::offset_in_chunk(x) == 0 &&
                     norm::offset_in_chunk(y) == 0 && x_stride % kVec == 0 &&
@@ -142,6 +121,7 @@ __global__ void __launch_bounds__(THREADS)
   const int per_unit = fast ? kVec : 1;
   const float my_count =
       tx < units ? static_cast<float>(((units - 1 - tx) / THREADS + 1) * per_unit) : 0.f;
+  const float my_inv_count = my_count > 0.f ? 1.f / my_count : 0.f;
   const unsigned long long keep = norm::l2_keep_policy();
 
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
@@ -178,14 +158,16 @@ __global__ void __launch_bounds__(THREADS)
           q = fmaf(dev, dev, q);
         }
       });
-      norm::Moments m{0.f, 0.f, 0.f};
-      if (my_count > 0.f) {
-        const float inv_n = 1.f / my_count;
-        m = {my_count, shift + s * inv_n, fmaxf(q - s * s * inv_n, 0.f)};
-      }
-      m = norm::block_moments(m, moment_scratch, moment_parity);
-      mu = m.mean;
-      var = m.m2 * (1.f / static_cast<float>(d));
+      // The row's sum, then its squared deviations as the parallel-variance identity has them:
+      // the threads' own (q - s^2 / n) plus n (mean_t - mean)^2 each.
+      float acc[1] = {fmaf(my_count, shift, s)};
+      norm::row_group_sum<true>(acc, scratch, parity);
+      mu = norm::mean_of(acc[0], d);
+      const float dev_mean = shift + s * my_inv_count - mu;
+      acc[0] = my_count > 0.f ? fmaxf(q - s * s * my_inv_count, 0.f) + my_count * dev_mean * dev_mean
+                              : 0.f;
+      norm::row_group_sum<true>(acc, scratch, parity);
+      var = norm::mean_of(acc[0], d);
     }
     const float inv_std = rsqrtf(var + eps);
     if (tx == 0) {
