@@ -1,8 +1,10 @@
 // schedule=loop (kernels/layernorm_loop.cuh): its entry, block and grid, the keys that pin them,
 // and the keys it refuses. No GPU needed.
+#include <cstdint>
 #include <string>
 
 #include "tests/catch.h"
+#include "harness/kernels/plan_builder.h"
 #include "tests/plan_helpers.h"
 
 using namespace ladder_test;
@@ -18,9 +20,10 @@ TEST_CASE("schedule=loop: layernorm a block a row, streamed, at the width and pa
   CHECK(plain.block[1] == 1);
   CHECK(plain.grid[0] == 4096);
   CHECK(plain.shared_bytes == 0);
-  // Narrow rows take the 256-thread floor, wide ones the 1024-thread ceiling.
-  CHECK(entry_of({"layernorm", DType::F32, {{"schedule", "loop"}}}, 7, 769).block[0] == 256);
-  CHECK(entry_of({"layernorm", DType::F32, {{"schedule", "loop"}}}, 2, 65536).block[0] == 1024);
+  // Four chunks a thread: narrow rows take the 128-thread floor, wide ones the 512-thread ceiling.
+  CHECK(entry_of({"layernorm", DType::F32, {{"schedule", "loop"}}}, 7, 769).block[0] == 128);
+  CHECK(entry_of({"layernorm", DType::F32, {{"schedule", "loop"}}}, 2, 65536).block[0] == 512);
+  CHECK(entry_of({"layernorm", DType::BF16, {{"schedule", "loop"}}}, 7, 8192).block[0] == 256);
   const auto pinned = entry_of({"layernorm", DType::F16, {{"schedule", "loop"}, {"loop_threads", "128"}, {"loop_passes", "2"}}}, 83, 2049);
   CHECK(pinned.entry == "ladder::layernorm_fwd_loop<__half, 128, 2>");
   CHECK(pinned.grid[0] == 83);
@@ -31,7 +34,7 @@ TEST_CASE("schedule=loop: layernorm a block a row, streamed, at the width and pa
   CHECK(entry_of({"layernorm", DType::BF16, {{"schedule", "loop"}, {"loop_grid", "resident"}, {"loop_threads", "256"}}}, 100, 16384).grid[0] == 100);
   // Strided and odd rows plan the same kernel (it takes its element-wise path on the device).
   CHECK(entry_of({"layernorm", DType::BF16, {{"schedule", "loop"}, {"strided", "odd"}}}, 83, 2049).entry ==
-        "ladder::layernorm_fwd_loop<__nv_bfloat16, 256, 3>");
+        "ladder::layernorm_fwd_loop<__nv_bfloat16, 128, 3>");
 
   // The loop keys need schedule=loop; unknown values are refused.
   CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"loop_threads", "256"}}}, 7, 769));
@@ -41,6 +44,39 @@ TEST_CASE("schedule=loop: layernorm a block a row, streamed, at the width and pa
   CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"schedule", "loop"}, {"loop_grid", "7"}}}, 7, 769));
   // rmsnorm has no loop schedule.
   CHECK_THROWS(entry_of({"rmsnorm", DType::BF16, {{"schedule", "loop"}}}, 7, 769));
-  // auto does not take it (it has not measured faster anywhere yet).
-  CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 16384).entry.find("_loop<") == std::string::npos);
+}
+
+TEST_CASE("schedule=auto takes the streamed LayerNorm where the H200 measured it faster", "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto auto_entry = [](DType dt, std::int64_t rows, std::int64_t d) {
+    return entry_of({"layernorm", dt, {}}, rows, d).entry;
+  };
+  // The table in plan_loop.cpp: bf16 rows of 512 and 1024 chunks, fp32 of 1024 to 4096.
+  CHECK(auto_entry(DType::BF16, 16384, 4096) == "ladder::layernorm_fwd_loop<__nv_bfloat16, 128, 3>");
+  CHECK(auto_entry(DType::BF16, 8192, 8192) == "ladder::layernorm_fwd_loop<__nv_bfloat16, 256, 3>");
+  CHECK(auto_entry(DType::F32, 16384, 4096) == "ladder::layernorm_fwd_loop<float, 256, 3>");
+  CHECK(auto_entry(DType::F32, 8192, 8192) == "ladder::layernorm_fwd_loop<float, 512, 3>");
+  CHECK(auto_entry(DType::F32, 4096, 16384) == "ladder::layernorm_fwd_loop<float, 512, 2>");
+  const auto L = entry_of({"layernorm", DType::BF16, {}}, 16384, 4096);
+  CHECK(L.grid[0] == 16384);
+  CHECK(L.block[0] == 128);
+  // Not taken: fewer rows than measured, other widths, f16 (not measured), rows off the grid,
+  // and where a schedule or a geometry is asked for.
+  CHECK(ladder::kernels::detail::kLoopAutoMinRows == 2048);
+  CHECK(auto_entry(DType::BF16, 2047, 4096).find("_loop<") == std::string::npos);
+  CHECK(auto_entry(DType::BF16, 2048, 4096).find("_loop<") != std::string::npos);
+  CHECK(auto_entry(DType::BF16, 4096, 16384).find("_loop<") == std::string::npos);
+  CHECK(auto_entry(DType::BF16, 2048, 32768).find("_loop<") == std::string::npos);
+  CHECK(auto_entry(DType::BF16, 16384, 4088).find("_loop<") == std::string::npos);
+  CHECK(auto_entry(DType::F32, 2048, 32768).find("_loop<") == std::string::npos);
+  CHECK(auto_entry(DType::F32, 16384, 2048).find("_loop<") == std::string::npos);
+  CHECK(auto_entry(DType::F16, 16384, 4096).find("_loop<") == std::string::npos);
+  CHECK(entry_of({"layernorm", DType::BF16, {{"strided", "odd"}}}, 16384, 4096).entry.find("_loop<") == std::string::npos);
+  // Rows padded by whole chunks stay on the grid: taken.
+  CHECK(entry_of({"layernorm", DType::BF16, {{"strided", "1"}}}, 16384, 4096).entry.find("_loop<") != std::string::npos);
+  CHECK(entry_of({"layernorm", DType::BF16, {{"schedule", "row"}}}, 16384, 4096).entry.find("_row<") != std::string::npos);
+  CHECK(entry_of({"layernorm", DType::BF16, {{"items", "2"}}}, 16384, 4096).entry.find("_loop<") == std::string::npos);
+  // In place and without affine parameters it stays the same kernel.
+  CHECK(entry_of({"layernorm", DType::BF16, {{"inplace", "y_x"}, {"affine", "0"}}}, 16384, 4096).entry ==
+        "ladder::layernorm_fwd_loop<__nv_bfloat16, 128, 3>");
 }

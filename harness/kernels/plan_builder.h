@@ -200,19 +200,27 @@ bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std:
 
 // schedule=loop (plan_loop.cpp, layernorm): layernorm_fwd_loop, a block of THREADS threads a
 // row streaming it once per pass (PASSES 3: sum, squared deviations, output; 2: shifted sums
-// joined by Chan's formula, output), the first reads kept in L2. Variant keys
-// loop_threads=128|256|512|1024 (auto: loop_auto_threads), loop_passes=2|3 (auto: 3) and
-// loop_grid=rows|resident|3 (auto: rows; resident: 2048 / THREADS blocks an SM; 3: three blocks,
-// for tests). auto takes it where the caller says (auto_takes). Applies to any row; rewrites g.
+// joined by the parallel-variance identity, output), the first reads kept in L2. Variant keys
+// loop_threads=128|256|512|1024 (default: the table's, else loop_default_threads),
+// loop_passes=2|3 (default: the table's, else 3) and loop_grid=rows|resident|3 (auto: rows;
+// resident: 2048 / THREADS blocks an SM; 3: three blocks, for tests). auto takes it where
+// layernorm_loop_auto says (its table, in plan_loop.cpp, names the measurements). Applies to any
+// row; rewrites g.
 struct LoopPlan {
   bool loop = false;
   int threads = 0;
   int passes = 0;
 };
-int loop_auto_threads(std::size_t elem_size, std::int64_t d);
+struct LoopChoice {
+  int threads = 0;  // 0: auto does not take the loop
+  int passes = 0;
+};
+inline constexpr std::int64_t kLoopAutoMinRows = 2048;
+LoopChoice layernorm_loop_auto(DType dt, const Shape& s, bool misaligned);
+int loop_default_threads(std::size_t elem_size, std::int64_t d);
 LoopPlan read_loop(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem_size,
-                   const Shape& s, bool other_schedule, bool auto_takes,
+                   const Shape& s, bool other_schedule, const LoopChoice& auto_choice,
                    const DeviceLimits& device, RowGeometry& g);
 
 // Row strides for the named [rows, d] tensors. strided: "0" dense; "1" padded by whole 16-byte

@@ -336,12 +336,17 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   int wide = read_wide(v, op, kLayernormSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const PackedPlan packed = read_packed(v, op, kLayernormSchedules, elem, 2, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
+  // Where auto takes the streamed row, the row kernel steps aside (schedule=auto only).
+  const LoopChoice loop_auto = layernorm_loop_auto(ref.dtype, s, misaligned);
+  const bool loop_first = loop_auto.threads != 0 && forced == 0 && rpb == 0 &&
+                          v.get("schedule", "auto", kLayernormSchedules) == "auto";
   const bool block_row = read_block_row(v, op, kLayernormSchedules, elem, s, forced, rpb,
                                         packed.packed,
-                                        block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksLayernorm),
+                                        block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksLayernorm) &&
+                                            !loop_first,
                                         g);
   const LoopPlan loop = read_loop(v, op, kLayernormSchedules, elem, s, packed.packed || block_row,
-                                  false, device, g);
+                                  loop_first ? loop_auto : LoopChoice{}, device, g);
   if (block_row || loop.loop) wide = 0;
   const int row_grid = read_row_grid(v, op, kLayernormSchedules, block_row, layernorm_row_resident(elem, s.d));
   const bool off_grid = read_off_grid(v, misaligned);
