@@ -8,91 +8,12 @@
 // Shifting by a value of the thread's own data bounds the cancellation of
 // sum((x-K)^2) - (sum(x-K))^2 / n: the shift point's own deviation is part of the thread's
 // variance, so the relative error stays within about n ulps for the thread's n values.
-// Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh.
+// Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh, stream_row.cuh.
 #pragma once
 #include "norm_common.cuh"
+#include "stream_row.cuh"
 
 namespace ladder {
-namespace norm {
-
-// An L2 policy for loads whose lines should outlive other traffic (sm_80 and later).
-__device__ __forceinline__ unsigned long long l2_keep_policy() {
-  unsigned long long policy;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-  return policy;
-}
-
-// A 16-byte load under that policy. volatile: never merged with the next pass's load.
-__device__ __forceinline__ uint4 load16_keep(const uint4* p, unsigned long long policy) {
-  uint4 v;
-  asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p), "l"(policy));
-  return v;
-}
-
-// The blocks an SM the launch bound asks for: for 16-bit rows 1280 threads' worth (five
-// 256-thread rows in flight an SM at 48 registers a thread, no spills: ptxas sm_90), at least one;
-// fp32 0, no minimum: its three-pass build spills under a cap of 64, and with a minimum of 1
-// ptxas gives it 104 registers.
-__host__ __device__ constexpr int loop_min_blocks(int threads, int elem_bytes) {
-  return elem_bytes != 2 ? 0 : 1280 / threads > 0 ? 1280 / threads : 1;
-}
-
-// Calls f(values, unit) for each of thread threadIdx.x's units of `row` (16-byte chunks when
-// `fast`, else single elements: then only values[0] is the row's), four chunks in flight at a
-// time. LAST: the row's last read (evict-first loads) rather than one whose lines L2 keeps.
-template <typename T, int THREADS, bool LAST, class F>
-__device__ __forceinline__ void for_thread_units(const T* row, bool fast, int units,
-                                                 unsigned long long keep, F&& f) {
-  using E = Elem<T>;
-  constexpr int kVec = E::kVec;
-  constexpr int kUnroll = 4;
-  const int tx = static_cast<int>(threadIdx.x);
-  if (fast) {
-    const uint4* p = reinterpret_cast<const uint4*>(row);
-    int c = tx;
-    for (; c + (kUnroll - 1) * THREADS < units; c += kUnroll * THREADS) {
-      uint4 u[kUnroll];
-#pragma unroll
-      for (int k = 0; k < kUnroll; ++k)
-        u[k] = LAST ? __ldcs(p + c + k * THREADS) : load16_keep(p + c + k * THREADS, keep);
-#pragma unroll
-      for (int k = 0; k < kUnroll; ++k) {
-        float v[kVec];
-        E::unpack(u[k], v);
-        f(v, c + k * THREADS);
-      }
-    }
-    // The last, partial group: its loads guarded and issued together, so that a thread of a
-    // narrow row (fewer than four units) still has all its loads in flight at once.
-    if (c < units) {
-      uint4 u[kUnroll - 1];
-#pragma unroll
-      for (int k = 0; k < kUnroll - 1; ++k) {
-        const int unit = c + k * THREADS;
-        u[k] = unit >= units ? make_uint4(0u, 0u, 0u, 0u)
-               : LAST        ? __ldcs(p + unit)
-                             : load16_keep(p + unit, keep);
-      }
-#pragma unroll
-      for (int k = 0; k < kUnroll - 1; ++k) {
-        if (c + k * THREADS >= units) break;
-        float v[kVec];
-        E::unpack(u[k], v);
-        f(v, c + k * THREADS);
-      }
-    }
-  } else {
-    for (int c = tx; c < units; c += THREADS) {
-      float v[kVec] = {};
-      v[0] = E::to_float(row[c]);
-      f(v, c);
-    }
-  }
-}
-
-}  // namespace norm
 
 // THREADS: the block (one row at a time, 128-1024, a multiple of 32). PASSES: 2 or 3 (above).
 // The grid is any number of blocks; block b takes rows b, b + gridDim.x, ...
@@ -112,10 +33,7 @@ __global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof
   __shared__ norm::ReduceScratch<1> scratch;
   int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);
-  const bool fast = d % kVec == 0 && norm::offset_in_chunk(x) == 0 &&
-                    norm::offset_in_chunk(y) == 0 && x_stride % kVec == 0 &&
-                    y_stride % kVec == 0 && (gamma == nullptr || norm::offset_in_chunk(gamma) == 0) &&
-                    (beta == nullptr || norm::offset_in_chunk(beta) == 0);
+  const bool fast = norm::stream_vec_ok(x, x_stride, y, y_stride, d, gamma, beta);
   // Units a thread walks: 16-byte chunks on the fast path, single elements otherwise.
   const int units = fast ? d / kVec : d;
   const int per_unit = fast ? kVec : 1;

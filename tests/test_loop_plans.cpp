@@ -9,7 +9,7 @@
 
 using namespace ladder_test;
 
-TEST_CASE("schedule=loop: layernorm a block a row, streamed, at the width and passes asked for",
+TEST_CASE("schedule=loop: layernorm and rmsnorm a block a row, streamed, at the width and passes asked for",
           "[kernels]") {
   ladder::register_builtin_oracles();
   const auto plain = entry_of({"layernorm", DType::BF16, {{"schedule", "loop"}}}, 4096, 16384);
@@ -42,8 +42,20 @@ TEST_CASE("schedule=loop: layernorm a block a row, streamed, at the width and pa
   CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"schedule", "loop"}, {"loop_threads", "64"}}}, 7, 769));
   CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"schedule", "loop"}, {"loop_passes", "1"}}}, 7, 769));
   CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"schedule", "loop"}, {"loop_grid", "7"}}}, 7, 769));
-  // rmsnorm has no loop schedule.
-  CHECK_THROWS(entry_of({"rmsnorm", DType::BF16, {{"schedule", "loop"}}}, 7, 769));
+  // add_rmsnorm has no loop schedule; rmsnorm's reads its row twice, with no pass count to pin.
+  CHECK_THROWS(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "loop"}}}, 7, 769));
+  CHECK_THROWS(entry_of({"rmsnorm", DType::BF16, {{"schedule", "loop"}, {"loop_passes", "2"}}}, 7, 769));
+  CHECK_THROWS(entry_of({"rmsnorm", DType::BF16, {{"loop_threads", "256"}}}, 7, 769));
+  const auto rms = entry_of({"rmsnorm", DType::BF16, {{"schedule", "loop"}}}, 16384, 4096);
+  CHECK(rms.entry == "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 128>");
+  CHECK(rms.source.find("rmsnorm_loop.cuh") != std::string::npos);
+  CHECK(rms.block[0] == 128);
+  CHECK(rms.grid[0] == 16384);
+  CHECK(entry_of({"rmsnorm", DType::F32, {{"schedule", "loop"}, {"loop_threads", "512"}, {"weight", "gemma"}}}, 7, 769).entry ==
+        "ladder::rmsnorm_fwd_loop<float, 512>");
+  // auto never takes rmsnorm's (not measured yet).
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4096).entry.find("_loop<") == std::string::npos);
+  CHECK(entry_of({"rmsnorm", DType::F32, {}}, 8192, 8192).entry.find("_loop<") == std::string::npos);
 }
 
 TEST_CASE("schedule=auto takes the streamed LayerNorm where the H200 measured it faster", "[kernels]") {

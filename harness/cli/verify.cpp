@@ -39,8 +39,8 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // the row-a-block kernels at eight chunks a thread (row_items=4: four), the weights staged
 // (row_grid=3: three blocks walking every row, the weights staged once a block); odd
 // strides, and a weight left unstaged (stage_weight=0), take their element-wise path. loop
-// (layernorm): the streamed row at both pass counts, narrow and wide blocks, three blocks walking
-// every row; odd strides take its element-wise path.
+// (layernorm, rmsnorm): the streamed row (LayerNorm's at both pass counts), narrow and wide
+// blocks, three blocks walking every row; odd strides take its element-wise path.
 // Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
 const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
     {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 16383}, {3, 32765}, {3, 32768}, {2, 65536}};
@@ -71,7 +71,11 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "row"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
             {{"schedule", "row"}, {"strided", "1"}, {"stage_weight", "0"}},
             {{"schedule", "row"}, {"row_items", "4"}, {"weight", "gemma"}},
-            {{"schedule", "row"}, {"row_grid", "3"}, {"inplace", "y_x"}}};
+            {{"schedule", "row"}, {"row_grid", "3"}, {"inplace", "y_x"}},
+            {{"schedule", "loop"}}, {{"schedule", "loop"}, {"inplace", "y_x"}, {"weight", "gemma"}},
+            {{"schedule", "loop"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
+            {{"schedule", "loop"}, {"strided", "1"}, {"loop_grid", "3"}, {"loop_threads", "1024"}},
+            {{"schedule", "loop"}, {"loop_threads", "128"}, {"weight", "gemma"}, {"strided", "odd"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
             {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},

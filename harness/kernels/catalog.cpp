@@ -34,7 +34,7 @@ const std::vector<OpEntry>& table() {
   static const std::vector<OpEntry> t = [] {
     return std::vector<OpEntry>{
         {"rmsnorm", detail::plan_rmsnorm,
-         {{"schedule", {"regs", "staged", "rows2", "rows4", "wide", "packed", "decode", "row"}}, {"stages", {"2", "3"}}},
+         {{"schedule", {"regs", "staged", "rows2", "rows4", "wide", "packed", "decode", "row", "loop"}}, {"stages", {"2", "3"}}},
          detail::rmsnorm_row_limits()},
         {"add_rmsnorm", detail::plan_add_rmsnorm,
          {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged", "wide", "packed", "decode", "row"}}, {"stages", {"2", "3"}}},
@@ -111,13 +111,16 @@ std::vector<KernelRef> all_specializations() {
             }
           continue;
         }
-        // schedule=loop: one instantiation per block width and pass count.
+        // schedule=loop: one instantiation per block width (and LayerNorm's pass count).
         if (combo.count("schedule") && combo.at("schedule") == "loop") {
+          if (combo.count("stages") && combo.at("stages") != "2") continue;  // no stages: once
           for (const char* threads : {"128", "256", "512", "1024"})
             for (const char* passes : {"2", "3"}) {
+              if (e.name != "layernorm" && std::string(passes) == "3") continue;
               auto v = combo;
+              v.erase("stages");
               v["loop_threads"] = threads;
-              v["loop_passes"] = passes;
+              if (e.name == "layernorm") v["loop_passes"] = passes;
               out.push_back({e.name, dt, v});
             }
           continue;

@@ -160,7 +160,10 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const bool block_row = read_block_row(v, op, kRmsnormSchedules, elem, s, forced, rpb,
                                         staged.staged || rows_per_thread > 1 || packed.packed || decode,
                                         block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksNorm), g);
-  if (block_row) wide = 0;
+  const LoopPlan loop = read_loop(v, op, kRmsnormSchedules, elem, s,
+                                  staged.staged || rows_per_thread > 1 || packed.packed || decode || block_row,
+                                  LoopChoice{}, device, g);
+  if (block_row || loop.loop) wide = 0;
   const int row_grid = read_row_grid(v, op, kRmsnormSchedules, block_row, false);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
@@ -173,9 +176,12 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   L.source = source_path(packed.packed ? "packed_norm.cuh"
                          : decode      ? "decode_norm.cuh"
                          : block_row   ? "block_row.cuh"
+                         : loop.loop   ? "rmsnorm_loop.cuh"
                                        : "rmsnorm.cuh");
   L.entry = packed.packed         ? packed_entry("rmsnorm_fwd_packed", ref.dtype, packed)
             : decode              ? "ladder::rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + ">"
+            : loop.loop           ? "ladder::rmsnorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +
+                                        std::to_string(loop.threads) + ">"
             : block_row           ? entry("rmsnorm_fwd_row", ref.dtype, g.items,
                                           ", " + std::to_string(g.threads_per_row))
             : staged.staged       ? entry("rmsnorm_fwd_staged", ref.dtype, g.items,

@@ -1,5 +1,6 @@
-// schedule=loop for layernorm (kernels/layernorm_loop.cuh): a block a row that streams the row
-// from global memory once per pass, its first reads kept in L2 for the later ones.
+// schedule=loop for layernorm and rmsnorm (kernels/layernorm_loop.cuh, rmsnorm_loop.cuh): a block
+// a row that streams the row from global memory once per pass, its first reads kept in L2 for
+// the later ones.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -61,6 +62,8 @@ LoopPlan read_loop(VariantReader& v, const std::string& op,
                                    std::pair{"loop_grid", grid_key}})
     if (value != "auto" && (other_schedule || schedule != "loop"))
       fail(op, std::string(key) + "=" + value + " needs schedule=loop");
+  if (op != "layernorm" && passes_key != "auto")
+    fail(op, "loop_passes=" + passes_key + " is LayerNorm's (rmsnorm_fwd_loop reads its row twice)");
   LoopPlan plan;
   const bool auto_takes = auto_choice.threads != 0;
   if (other_schedule || !(schedule == "loop" || (schedule == "auto" && auto_takes))) return plan;
@@ -68,7 +71,10 @@ LoopPlan read_loop(VariantReader& v, const std::string& op,
   plan.threads = threads_key != "auto" ? std::stoi(threads_key)
                  : auto_takes         ? auto_choice.threads
                                       : loop_default_threads(elem_size, s.d);
-  plan.passes = passes_key != "auto" ? std::stoi(passes_key) : auto_takes ? auto_choice.passes : 3;
+  plan.passes = op != "layernorm"     ? 2
+                : passes_key != "auto" ? std::stoi(passes_key)
+                : auto_takes           ? auto_choice.passes
+                                       : 3;
   g.items = 4;
   g.threads_per_row = plan.threads;
   g.rows_per_block = 1;

@@ -1,0 +1,63 @@
+// RMSNorm forward that streams its row instead of holding it: a block of THREADS threads a row,
+// reading the row twice (the sum of squares, then the output), the first read under an L2 policy
+// that keeps the row's lines so that the second hits L2 rather than DRAM. A thread holds four
+// chunks at a time, whatever d, so many rows are in flight an SM.
+// Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh, stream_row.cuh.
+#pragma once
+#include "norm_common.cuh"
+#include "stream_row.cuh"
+
+namespace ladder {
+
+// THREADS: the block (one row at a time, a multiple of 32 from 64 to 1024). The grid is any
+// number of blocks; block b takes rows b, b + gridDim.x, ...
+// Arguments, results and aliasing as rmsnorm_fwd (rmsnorm.cuh): w nullable, w_offset 0 (plain)
+// or 1 (Gemma), rstd nullable; y may be x (same stride): a thread reads each of its chunks for
+// the last time before it writes that chunk.
+// Rows on the 16-byte grid with d a multiple of the chunk (and w on the grid) take 16-byte
+// accesses; any other call runs element by element, with the same results.
+template <typename T, int THREADS>
+__global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof(T)))
+    rmsnorm_fwd_loop(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
+                     int y_stride, float eps, float w_offset) {
+  static_assert(THREADS % 32 == 0 && THREADS >= 64 && THREADS <= 1024, "THREADS");
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  if (blockDim.x != THREADS || blockDim.y != 1) __trap();
+  __shared__ norm::ReduceScratch<1> scratch;
+  int parity = 0;
+  const bool fast = norm::stream_vec_ok(x, x_stride, y, y_stride, d, w, static_cast<const T*>(nullptr));
+  const int units = fast ? d / kVec : d;  // 16-byte chunks, or single elements
+  const unsigned long long keep = norm::l2_keep_policy();
+
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* xr = x + row * static_cast<long long>(x_stride);
+    T* yr = y + row * static_cast<long long>(y_stride);
+    float sum_sq[1] = {0.f};
+    norm::for_thread_units<T, THREADS, false>(xr, fast, units, keep, [&](const float(&v)[kVec], int) {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) sum_sq[0] = fmaf(v[e], v[e], sum_sq[0]);
+    });
+    norm::row_group_sum<true>(sum_sq, scratch, parity);
+    const float inv_rms = norm::inv_rms_of(sum_sq[0], d, eps, rstd, row, true);
+    norm::for_thread_units<T, THREADS, true>(xr, fast, units, keep, [&](float(&v)[kVec], int c) {
+      if (fast) {
+        if (w != nullptr) {
+          float wv[kVec];
+          E::unpack(__ldg(reinterpret_cast<const uint4*>(w) + c), wv);
+          norm::scale_by_weight(v, inv_rms, wv, w_offset);
+        } else {
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
+        }
+        __stcs(reinterpret_cast<uint4*>(yr) + c, E::pack(v));
+      } else {
+        float o = v[0] * inv_rms;
+        if (w != nullptr) o = v[0] * inv_rms * (E::to_float(w[c]) + w_offset);
+        yr[c] = E::from_float(o);
+      }
+    });
+  }
+}
+
+}  // namespace ladder

@@ -1,0 +1,100 @@
+// Streaming a row from global memory once per pass, for the kernels that hold at most four
+// chunks a thread whatever d is (layernorm_loop.cuh, rmsnorm_loop.cuh): the L2 policy that keeps
+// a row's lines for its next pass, the launch bound, and the walk over a thread's chunks.
+#pragma once
+#include "norm_common.cuh"
+
+namespace ladder {
+namespace norm {
+
+// An L2 policy for loads whose lines should outlive other traffic (sm_80 and later).
+__device__ __forceinline__ unsigned long long l2_keep_policy() {
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+// A 16-byte load under that policy. volatile: never merged with the next pass's load.
+__device__ __forceinline__ uint4 load16_keep(const uint4* p, unsigned long long policy) {
+  uint4 v;
+  asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p), "l"(policy));
+  return v;
+}
+
+// The blocks an SM the launch bound asks for: for 16-bit rows 1280 threads' worth (five
+// 256-thread rows in flight an SM at 48 registers a thread, no spills: ptxas sm_90), at least one;
+// fp32 0, no minimum: its three-pass build spills under a cap of 64, and with a minimum of 1
+// ptxas gives it 104 registers.
+__host__ __device__ constexpr int loop_min_blocks(int threads, int elem_bytes) {
+  return elem_bytes != 2 ? 0 : 1280 / threads > 0 ? 1280 / threads : 1;
+}
+
+// Calls f(values, unit) for each of thread threadIdx.x's units of `row` (16-byte chunks when
+// `fast`, else single elements: then only values[0] is the row's), four chunks in flight at a
+// time. LAST: the row's last read (evict-first loads) rather than one whose lines L2 keeps.
+template <typename T, int THREADS, bool LAST, class F>
+__device__ __forceinline__ void for_thread_units(const T* row, bool fast, int units,
+                                                 unsigned long long keep, F&& f) {
+  using E = Elem<T>;
+  constexpr int kVec = E::kVec;
+  constexpr int kUnroll = 4;
+  const int tx = static_cast<int>(threadIdx.x);
+  if (fast) {
+    const uint4* p = reinterpret_cast<const uint4*>(row);
+    int c = tx;
+    for (; c + (kUnroll - 1) * THREADS < units; c += kUnroll * THREADS) {
+      uint4 u[kUnroll];
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k)
+        u[k] = LAST ? __ldcs(p + c + k * THREADS) : load16_keep(p + c + k * THREADS, keep);
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) {
+        float v[kVec];
+        E::unpack(u[k], v);
+        f(v, c + k * THREADS);
+      }
+    }
+    // The last, partial group: its loads guarded and issued together, so that a thread of a
+    // narrow row (fewer than four units) still has all its loads in flight at once.
+    if (c < units) {
+      uint4 u[kUnroll - 1];
+#pragma unroll
+      for (int k = 0; k < kUnroll - 1; ++k) {
+        const int unit = c + k * THREADS;
+        u[k] = unit >= units ? make_uint4(0u, 0u, 0u, 0u)
+               : LAST        ? __ldcs(p + unit)
+                             : load16_keep(p + unit, keep);
+      }
+#pragma unroll
+      for (int k = 0; k < kUnroll - 1; ++k) {
+        if (c + k * THREADS >= units) break;
+        float v[kVec];
+        E::unpack(u[k], v);
+        f(v, c + k * THREADS);
+      }
+    }
+  } else {
+    for (int c = tx; c < units; c += THREADS) {
+      float v[kVec] = {};
+      v[0] = E::to_float(row[c]);
+      f(v, c);
+    }
+  }
+}
+
+// Whether a streamed launch takes the 16-byte path: x and y and their strides on the 16-byte
+// grid, d a whole number of chunks, and each weight given (w0, w1: nullable) 16-byte aligned.
+template <typename T>
+__device__ __forceinline__ bool stream_vec_ok(const T* x, int x_stride, const T* y, int y_stride,
+                                              int d, const T* w0, const T* w1) {
+  constexpr int kVec = Elem<T>::kVec;
+  return d % kVec == 0 && offset_in_chunk(x) == 0 && offset_in_chunk(y) == 0 &&
+         x_stride % kVec == 0 && y_stride % kVec == 0 &&
+         (w0 == nullptr || offset_in_chunk(w0) == 0) && (w1 == nullptr || offset_in_chunk(w1) == 0);
+}
+
+}  // namespace norm
+
+}  // namespace ladder
