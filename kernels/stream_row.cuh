@@ -1,5 +1,5 @@
 // Streaming a row from global memory once per pass, for the kernels that hold at most four
-// chunks a thread whatever d is (layernorm_loop.cuh, rmsnorm_loop.cuh): the L2 policy that keeps
+// chunks a thread whatever d is (layernorm_loop.cuh, rmsnorm_loop.cuh, add_rmsnorm_loop.cuh): the L2 policy that keeps
 // a row's lines for its next pass, the launch bound, and the walk over a thread's chunks.
 #pragma once
 #include "norm_common.cuh"
@@ -25,10 +25,13 @@ __device__ __forceinline__ uint4 load16_keep(const uint4* p, unsigned long long 
 
 // The blocks an SM the launch bound asks for: for 16-bit rows 1280 threads' worth (five
 // 256-thread rows in flight an SM at 48 registers a thread, no spills: ptxas sm_90), at least one;
-// fp32 0, no minimum: its three-pass build spills under a cap of 64, and with a minimum of 1
-// ptxas gives it 104 registers.
-__host__ __device__ constexpr int loop_min_blocks(int threads, int elem_bytes) {
-  return elem_bytes != 2 ? 0 : 1280 / threads > 0 ? 1280 / threads : 1;
+// with two inputs (add_rmsnorm) 1024 threads' worth (64 registers: at 48 its four chunk pairs
+// spill 8-24 bytes); fp32 0, no minimum: its three-pass LayerNorm spills under a cap of 64, and
+// with a minimum of 1 ptxas gives it 104 registers.
+__host__ __device__ constexpr int loop_min_blocks(int threads, int elem_bytes, int inputs = 1) {
+  return elem_bytes != 2 ? 0
+         : (inputs > 1 ? 1024 : 1280) / threads > 0 ? (inputs > 1 ? 1024 : 1280) / threads
+                                                     : 1;
 }
 
 // Calls f(values, unit) for each of thread threadIdx.x's units of `row` (16-byte chunks when
@@ -81,6 +84,51 @@ __device__ __forceinline__ void for_thread_units(const T* row, bool fast, int un
       v[0] = E::to_float(row[c]);
       f(v, c);
     }
+  }
+}
+
+// The same walk over two rows at once (add_rmsnorm's x and r): f(a_chunk, b_chunk, unit) with
+// each unit packed as stored; off the 16-byte path a unit is one element, in the low bits of its
+// uint4 (Elem::unpack then gives it as values[0], the rest 0).
+template <typename T, int THREADS, bool LAST, class F>
+__device__ __forceinline__ void for_thread_unit_pairs(const T* a, const T* b, bool fast, int units,
+                                                      unsigned long long keep, F&& f) {
+  using E = Elem<T>;
+  constexpr int kUnroll = 4;
+  const int tx = static_cast<int>(threadIdx.x);
+  auto load = [&](const uint4* p) { return LAST ? __ldcs(p) : load16_keep(p, keep); };
+  if (fast) {
+    const uint4* pa = reinterpret_cast<const uint4*>(a);
+    const uint4* pb = reinterpret_cast<const uint4*>(b);
+    int c = tx;
+    for (; c + (kUnroll - 1) * THREADS < units; c += kUnroll * THREADS) {
+      uint4 ua[kUnroll], ub[kUnroll];
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) {
+        ua[k] = load(pa + c + k * THREADS);
+        ub[k] = load(pb + c + k * THREADS);
+      }
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) f(ua[k], ub[k], c + k * THREADS);
+    }
+    if (c < units) {  // the last, partial group, its loads issued together
+      uint4 ua[kUnroll - 1], ub[kUnroll - 1];
+#pragma unroll
+      for (int k = 0; k < kUnroll - 1; ++k) {
+        const int unit = c + k * THREADS;
+        const bool in = unit < units;
+        ua[k] = in ? load(pa + unit) : make_uint4(0u, 0u, 0u, 0u);
+        ub[k] = in ? load(pb + unit) : make_uint4(0u, 0u, 0u, 0u);
+      }
+#pragma unroll
+      for (int k = 0; k < kUnroll - 1; ++k) {
+        if (c + k * THREADS >= units) break;
+        f(ua[k], ub[k], c + k * THREADS);
+      }
+    }
+  } else {
+    for (int c = tx; c < units; c += THREADS)
+      f(make_uint4(E::bits(a[c]), 0u, 0u, 0u), make_uint4(E::bits(b[c]), 0u, 0u, 0u), c);
   }
 }
 

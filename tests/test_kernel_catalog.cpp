@@ -213,7 +213,12 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::layernorm_fwd_row<float, 4, 1024>",
                            "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 128>",
                            "ladder::add_rmsnorm_fwd_row<__half, 8, false, 256>",
-                           "ladder::add_rmsnorm_fwd_row<float, 8, false, 64>"}) {
+                           "ladder::add_rmsnorm_fwd_row<float, 8, false, 64>",
+                           "ladder::layernorm_fwd_loop<__nv_bfloat16, 128, 3>",
+                           "ladder::layernorm_fwd_loop<float, 1024, 2>",
+                           "ladder::rmsnorm_fwd_loop<__half, 512>",
+                           "ladder::add_rmsnorm_fwd_loop<__nv_bfloat16, 256, true>",
+                           "ladder::add_rmsnorm_fwd_loop<float, 1024, false>"}) {
     INFO(must);
     CHECK(entries.count(must) == 1);
   }

@@ -42,8 +42,19 @@ TEST_CASE("schedule=loop: layernorm and rmsnorm a block a row, streamed, at the 
   CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"schedule", "loop"}, {"loop_threads", "64"}}}, 7, 769));
   CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"schedule", "loop"}, {"loop_passes", "1"}}}, 7, 769));
   CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"schedule", "loop"}, {"loop_grid", "7"}}}, 7, 769));
-  // add_rmsnorm has no loop schedule; rmsnorm's reads its row twice, with no pass count to pin.
-  CHECK_THROWS(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "loop"}}}, 7, 769));
+  // rmsnorm's and add_rmsnorm's read their rows twice, with no pass count to pin.
+  CHECK_THROWS(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "loop"}, {"loop_passes", "3"}}}, 7, 769));
+  CHECK_THROWS(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}, {"loop_grid", "3"}}}, 7, 769));
+  const auto add = entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "loop"}}}, 512, 32768);
+  CHECK(add.entry == "ladder::add_rmsnorm_fwd_loop<__nv_bfloat16, 512, false>");
+  CHECK(add.source.find("add_rmsnorm_loop.cuh") != std::string::npos);
+  CHECK(add.grid[0] == 512);
+  CHECK(entry_of({"add_rmsnorm", DType::F16, {{"schedule", "loop"}, {"convention", "B"}, {"loop_threads", "256"}}}, 7, 769).entry ==
+        "ladder::add_rmsnorm_fwd_loop<__half, 256, true>");
+  // fp32 has nothing to round: convention B is convention A's instantiation.
+  CHECK(entry_of({"add_rmsnorm", DType::F32, {{"schedule", "loop"}, {"convention", "B"}}}, 7, 769).entry ==
+        "ladder::add_rmsnorm_fwd_loop<float, 128, false>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 512, 32768).entry.find("_loop<") == std::string::npos);
   CHECK_THROWS(entry_of({"rmsnorm", DType::BF16, {{"schedule", "loop"}, {"loop_passes", "2"}}}, 7, 769));
   CHECK_THROWS(entry_of({"rmsnorm", DType::BF16, {{"loop_threads", "256"}}}, 7, 769));
   const auto rms = entry_of({"rmsnorm", DType::BF16, {{"schedule", "loop"}}}, 16384, 4096);

@@ -39,8 +39,8 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // the row-a-block kernels at eight chunks a thread (row_items=4: four), the weights staged
 // (row_grid=3: three blocks walking every row, the weights staged once a block); odd
 // strides, and a weight left unstaged (stage_weight=0), take their element-wise path. loop
-// (layernorm, rmsnorm): the streamed row (LayerNorm's at both pass counts), narrow and wide
-// blocks, three blocks walking every row; odd strides take its element-wise path.
+// (every forward op): the streamed row (LayerNorm's at both pass counts), narrow and wide
+// blocks, three blocks walking every row, in place; odd strides take its element-wise path.
 // Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
 const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
     {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 16383}, {3, 32765}, {3, 32768}, {2, 65536}};
@@ -99,7 +99,11 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "row"}, {"weight", "none"}, {"write_rstd", "0"}},
             {{"schedule", "row"}, {"stage_weight", "0"}, {"inplace", "h_r"}},
             {{"schedule", "row"}, {"row_items", "4"}, {"inplace", "both"}, {"convention", "B"}},
-            {{"schedule", "row"}, {"row_grid", "3"}, {"weight", "gemma"}, {"inplace", "h_r"}}};
+            {{"schedule", "row"}, {"row_grid", "3"}, {"weight", "gemma"}, {"inplace", "h_r"}},
+            {{"schedule", "loop"}}, {{"schedule", "loop"}, {"inplace", "both"}, {"convention", "B"}},
+            {{"schedule", "loop"}, {"strided", "odd"}, {"weight", "gemma"}, {"inplace", "h_r"}},
+            {{"schedule", "loop"}, {"strided", "1"}, {"loop_grid", "3"}, {"loop_threads", "1024"}},
+            {{"schedule", "loop"}, {"loop_threads", "128"}, {"weight", "none"}, {"write_rstd", "0"}, {"inplace", "y_x"}}};
   if (op == "layernorm")
     return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"strided", "odd"}},

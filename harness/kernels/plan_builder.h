@@ -198,10 +198,10 @@ inline constexpr std::int64_t kBlockRowMaxChunksNorm = 2048;
 bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std::int64_t min_d,
                     std::int64_t max_chunks);
 
-// schedule=loop (plan_loop.cpp): layernorm_fwd_loop and rmsnorm_fwd_loop, a block of THREADS
-// threads a row streaming it once per pass (LayerNorm's PASSES 3: sum, squared deviations,
-// output; 2: shifted sums joined by the parallel-variance identity, output; RMSNorm: sum of
-// squares, output), the first reads kept in L2. Variant keys
+// schedule=loop (plan_loop.cpp): layernorm_fwd_loop, rmsnorm_fwd_loop and add_rmsnorm_fwd_loop, a
+// block of THREADS threads a row streaming it once per pass (LayerNorm's PASSES 3: sum, squared
+// deviations, output; 2: shifted sums joined by the parallel-variance identity, output; RMSNorm
+// and add_rmsnorm: sum of squares, output), the first reads kept in L2. Variant keys
 // loop_threads=128|256|512|1024 (default: the table's, else loop_default_threads),
 // loop_passes=2|3 (LayerNorm only; default: the table's, else 3) and loop_grid=rows|resident|3 (auto: rows;
 // resident: 2048 / THREADS blocks an SM; 3: three blocks, for tests). auto takes it where

@@ -259,7 +259,10 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
                                                        ref.dtype == DType::F16 ? 4096 : 8192,
                                                        kBlockRowMaxChunksAdd),
                                         g);
-  if (block_row) wide = 0;
+  const LoopPlan loop = read_loop(v, op, kStagedSchedules, elem, s,
+                                  staged.staged || packed.packed || decode || block_row, LoopChoice{},
+                                  device, g);
+  if (block_row || loop.loop) wide = 0;
   const int row_grid = read_row_grid(v, op, kStagedSchedules, block_row, false);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
@@ -272,12 +275,15 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   L.source = source_path(packed.packed ? "packed_norm.cuh"
                          : decode        ? "decode_norm.cuh"
                          : block_row     ? "block_row.cuh"
+                         : loop.loop     ? "add_rmsnorm_loop.cuh"
                                          : "add_rmsnorm.cuh");
   // f32 has nothing to round, so convention B is the same code as A: one instantiation.
   const bool round_sum = convention == "B" && ref.dtype != DType::F32;
   const std::string round_arg = round_sum ? ", true" : ", false";
   L.entry = packed.packed ? packed_entry("add_rmsnorm_fwd_packed", ref.dtype, packed, round_arg)
             : decode      ? "ladder::add_rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + round_arg + ">"
+            : loop.loop   ? "ladder::add_rmsnorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +
+                                std::to_string(loop.threads) + round_arg + ">"
             : block_row   ? entry("add_rmsnorm_fwd_row", ref.dtype, g.items,
                                   round_arg + ", " + std::to_string(g.threads_per_row))
             : staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,

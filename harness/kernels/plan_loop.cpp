@@ -1,6 +1,6 @@
-// schedule=loop for layernorm and rmsnorm (kernels/layernorm_loop.cuh, rmsnorm_loop.cuh): a block
-// a row that streams the row from global memory once per pass, its first reads kept in L2 for
-// the later ones.
+// schedule=loop for layernorm, rmsnorm and add_rmsnorm (kernels/layernorm_loop.cuh,
+// rmsnorm_loop.cuh, add_rmsnorm_loop.cuh): a block a row that streams the row from global memory
+// once per pass, its first reads kept in L2 for the later ones.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -63,7 +63,7 @@ LoopPlan read_loop(VariantReader& v, const std::string& op,
     if (value != "auto" && (other_schedule || schedule != "loop"))
       fail(op, std::string(key) + "=" + value + " needs schedule=loop");
   if (op != "layernorm" && passes_key != "auto")
-    fail(op, "loop_passes=" + passes_key + " is LayerNorm's (rmsnorm_fwd_loop reads its row twice)");
+    fail(op, "loop_passes=" + passes_key + " is LayerNorm's (the other streamed kernels read their rows twice)");
   LoopPlan plan;
   const bool auto_takes = auto_choice.threads != 0;
   if (other_schedule || !(schedule == "loop" || (schedule == "auto" && auto_takes))) return plan;
