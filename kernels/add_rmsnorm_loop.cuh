@@ -56,23 +56,11 @@ __global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof
                                                   [&](const uint4& xs, const uint4& rs, int c) {
       float s[kVec];
       norm::chunk_sum<T, ROUND_SUM>(xs, rs, s);
-      if (fast) {
+      if (fast)
         __stcs(reinterpret_cast<uint4*>(hr) + c, E::pack(s));
-        if (w != nullptr) {
-          float wv[kVec];
-          E::unpack(__ldg(reinterpret_cast<const uint4*>(w) + c), wv);
-          norm::scale_by_weight(s, inv_rms, wv, w_offset);
-        } else {
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) s[e] *= inv_rms;
-        }
-        __stcs(reinterpret_cast<uint4*>(yr) + c, E::pack(s));
-      } else {
+      else
         hr[c] = E::from_float(s[0]);
-        float o = s[0] * inv_rms;
-        if (w != nullptr) o = s[0] * inv_rms * (E::to_float(w[c]) + w_offset);
-        yr[c] = E::from_float(o);
-      }
+      norm::store_rms_unit(yr, c, fast, s, inv_rms, w, w_offset);
     });
   }
 }

@@ -41,21 +41,7 @@ __global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof
     norm::row_group_sum<true>(sum_sq, scratch, parity);
     const float inv_rms = norm::inv_rms_of(sum_sq[0], d, eps, rstd, row, true);
     norm::for_thread_units<T, THREADS, true>(xr, fast, units, keep, [&](float(&v)[kVec], int c) {
-      if (fast) {
-        if (w != nullptr) {
-          float wv[kVec];
-          E::unpack(__ldg(reinterpret_cast<const uint4*>(w) + c), wv);
-          norm::scale_by_weight(v, inv_rms, wv, w_offset);
-        } else {
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) v[e] *= inv_rms;
-        }
-        __stcs(reinterpret_cast<uint4*>(yr) + c, E::pack(v));
-      } else {
-        float o = v[0] * inv_rms;
-        if (w != nullptr) o = v[0] * inv_rms * (E::to_float(w[c]) + w_offset);
-        yr[c] = E::from_float(o);
-      }
+      norm::store_rms_unit(yr, c, fast, v, inv_rms, w, w_offset);
     });
   }
 }

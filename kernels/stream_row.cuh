@@ -132,6 +132,30 @@ __device__ __forceinline__ void for_thread_unit_pairs(const T* a, const T* b, bo
   }
 }
 
+// RMSNorm's output for one unit of a row: y = v * inv_rms * (w + w_offset), or v * inv_rms
+// without a weight (w null), stored evict-first on the 16-byte path; off it one element (only
+// values[0] is the row's).
+template <typename T>
+__device__ __forceinline__ void store_rms_unit(T* yr, int c, bool fast, float (&v)[Elem<T>::kVec],
+                                               float inv_rms, const T* w, float w_offset) {
+  using E = Elem<T>;
+  if (fast) {
+    if (w != nullptr) {
+      float wv[E::kVec];
+      E::unpack(__ldg(reinterpret_cast<const uint4*>(w) + c), wv);
+      scale_by_weight(v, inv_rms, wv, w_offset);
+    } else {
+#pragma unroll
+      for (int e = 0; e < E::kVec; ++e) v[e] *= inv_rms;
+    }
+    __stcs(reinterpret_cast<uint4*>(yr) + c, E::pack(v));
+  } else {
+    float o = v[0] * inv_rms;
+    if (w != nullptr) o = v[0] * inv_rms * (E::to_float(w[c]) + w_offset);
+    yr[c] = E::from_float(o);
+  }
+}
+
 // Whether a streamed launch takes the 16-byte path: x and y and their strides on the 16-byte
 // grid, d a whole number of chunks, and each weight given (w0, w1: nullable) 16-byte aligned.
 template <typename T>
