@@ -203,10 +203,10 @@ bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std:
 // deviations, output; 2: shifted sums joined by the parallel-variance identity, output; RMSNorm
 // and add_rmsnorm: sum of squares, output), the first reads kept in L2. Variant keys
 // loop_threads=128|256|512|1024 (default: the table's, else loop_default_threads),
-// loop_passes=2|3 (LayerNorm only; default: the table's, else 3) and loop_grid=rows|resident|3 (auto: rows;
-// resident: 2048 / THREADS blocks an SM; 3: three blocks, for tests). auto takes it where
-// layernorm_loop_auto says (its table, in plan_loop.cpp, names the measurements). Applies to any
-// row; rewrites g.
+// loop_passes=2|3 (LayerNorm only; default: the table's, else 3) and loop_grid=rows|resident|3
+// (auto: rows; resident: the blocks of THREADS an SM holds by threads, resident_blocks_per_sm;
+// 3: three blocks, for tests). auto takes it where layernorm_loop_auto says (its table, in
+// plan_loop.cpp, names the measurements). Applies to any row; rewrites g.
 struct LoopPlan {
   bool loop = false;
   int threads = 0;

@@ -83,7 +83,7 @@ LoopPlan read_loop(VariantReader& v, const std::string& op,
   if (grid_key == "3")
     g.blocks = std::min<std::int64_t>(rows, 3);
   else if (grid_key == "resident")
-    g.blocks = std::min<std::int64_t>(rows, device.sm_count * std::max(1, 2048 / plan.threads));
+    g.blocks = std::min<std::int64_t>(rows, device.sm_count * resident_blocks_per_sm(device, plan.threads, 0));
   else
     g.blocks = rows;
   return plan;
