@@ -26,10 +26,9 @@ __global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof
     layernorm_fwd_loop(T* y, const T* x, const T* gamma, const T* beta, float* mean, float* rstd,
                        int rows, int d, int x_stride, int y_stride, float eps) {
   static_assert(PASSES == 2 || PASSES == 3, "PASSES is 2 or 3");
-  static_assert(THREADS % 32 == 0 && THREADS >= 64 && THREADS <= 1024, "THREADS");
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
-  if (blockDim.x != THREADS || blockDim.y != 1) __trap();
+  norm::expect_stream_block<THREADS>();
   __shared__ norm::ReduceScratch<1> scratch;
   int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);

@@ -20,10 +20,9 @@ template <typename T, int THREADS>
 __global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof(T)))
     rmsnorm_fwd_loop(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                      int y_stride, float eps, float w_offset) {
-  static_assert(THREADS % 32 == 0 && THREADS >= 64 && THREADS <= 1024, "THREADS");
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
-  if (blockDim.x != THREADS || blockDim.y != 1) __trap();
+  norm::expect_stream_block<THREADS>();
   __shared__ norm::ReduceScratch<1> scratch;
   int parity = 0;
   const bool fast = norm::stream_vec_ok(x, x_stride, y, y_stride, d, w, static_cast<const T*>(nullptr));

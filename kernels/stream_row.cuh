@@ -34,6 +34,14 @@ __host__ __device__ constexpr int loop_min_blocks(int threads, int elem_bytes, i
                                                      : 1;
 }
 
+// A streamed kernel's block: THREADS x 1, as instantiated; any other launch traps (a crash the
+// harness reports) rather than leaving columns unwritten.
+template <int THREADS>
+__device__ __forceinline__ void expect_stream_block() {
+  static_assert(THREADS % 32 == 0 && THREADS >= 64 && THREADS <= 1024, "THREADS");
+  if (blockDim.x != THREADS || blockDim.y != 1) __trap();
+}
+
 // Calls f(values, unit) for each of thread threadIdx.x's units of `row` (16-byte chunks when
 // `fast`, else single elements: then only values[0] is the row's), four chunks in flight at a
 // time. LAST: the row's last read (evict-first loads) rather than one whose lines L2 keeps.
