@@ -117,11 +117,12 @@ TEST_CASE("schedule=row: add_rmsnorm rows one a block of 64-512 threads at eight
   // Past 4096 chunks: the register kernel.
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 4, 32776).entry.find("_row<") == std::string::npos);
   // auto: add_rmsnorm rows on the grid from d = 8192 (f16: 4096) to 4096 chunks
-  // (block_row_auto); schedule=wide still gives the wide build there.
+  // (block_row_auto); schedule=wide still gives the wide build there. (bf16 at 1000 rows: from
+  // kLoopAutoMinRows auto streams them, tests/test_loop_plans.cpp.)
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 512, 32768).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 512>");
   CHECK(entry_of({"add_rmsnorm", DType::F16, {}}, 2048, 32768).entry == "ladder::add_rmsnorm_fwd_row<__half, 8, false, 512>");
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 16384).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 256>");
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 8192).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 128>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 1000, 16384).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 256>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 1000, 8192).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 128>");
   const auto d4096 = entry_of({"add_rmsnorm", DType::F16, {{"convention", "B"}}}, 16384, 4096);
   CHECK(d4096.entry == "ladder::add_rmsnorm_fwd_row<__half, 8, true, 64>");
   CHECK(d4096.grid[0] == 16384);
@@ -131,7 +132,7 @@ TEST_CASE("schedule=row: add_rmsnorm rows one a block of 64-512 threads at eight
   CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 512, 16384).entry == "ladder::add_rmsnorm_fwd_row<float, 8, false, 512>");
   CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 8192, 8192).block[0] == 256);
   // bf16 and fp32 below d = 8192 keep the register kernel.
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 16384, 4096).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 1000, 4096).entry == "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>");
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 16384, 8184).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 16384, 4096).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "wide"}}}, 512, 32768).entry ==
@@ -159,17 +160,18 @@ TEST_CASE("schedule=row: rmsnorm and layernorm rows one a block, their weights s
   CHECK(entry_of({"layernorm", DType::F32, {{"schedule", "row"}, {"row_threads", "512"}}}, 7, 769).entry ==
         "ladder::layernorm_fwd_row<float, 8, 512>");
   CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"schedule", "row"}, {"items", "2"}}}, 7, 769));
-  // auto: rmsnorm and layernorm rows of 512 to 2048 chunks; rmsnorm's 4096 stay staged.
-  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4096).entry == "ladder::rmsnorm_fwd_row<__nv_bfloat16, 8, 64>");
+  // auto: rmsnorm and layernorm rows of 512 to 2048 chunks; rmsnorm's 4096 stay staged. (bf16
+  // and fp32 at 1000 rows: from kLoopAutoMinRows auto streams them, tests/test_loop_plans.cpp.)
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 1000, 4096).entry == "ladder::rmsnorm_fwd_row<__nv_bfloat16, 8, 64>");
   CHECK(entry_of({"rmsnorm", DType::F16, {}}, 4096, 16384).entry == "ladder::rmsnorm_fwd_row<__half, 8, 256>");
-  CHECK(entry_of({"rmsnorm", DType::F32, {}}, 8192, 8192).entry == "ladder::rmsnorm_fwd_row<float, 8, 256>");
+  CHECK(entry_of({"rmsnorm", DType::F32, {}}, 1000, 8192).entry == "ladder::rmsnorm_fwd_row<float, 8, 256>");
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 2048, 32768).entry.find("_row<") == std::string::npos);
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4088).entry.find("_row<") == std::string::npos);
   // LayerNorm's 16-bit rows of up to 1024 chunks at four chunks a thread, wider ones at eight;
   // fp32 and rmsnorm at eight; row_items=8 asks for eight. (Fewer rows than kLoopAutoMinRows
   // where auto would take the streamed row: tests/test_loop_plans.cpp.)
   CHECK(entry_of({"layernorm", DType::BF16, {}}, 1000, 4096).entry == "ladder::layernorm_fwd_row<__nv_bfloat16, 4, 128>");
-  CHECK(entry_of({"layernorm", DType::F16, {}}, 8192, 8192).entry == "ladder::layernorm_fwd_row<__half, 4, 256>");
+  CHECK(entry_of({"layernorm", DType::F16, {}}, 1000, 8192).entry == "ladder::layernorm_fwd_row<__half, 4, 256>");
   CHECK(entry_of({"layernorm", DType::BF16, {}}, 8192, 8200).entry == "ladder::layernorm_fwd_row<__nv_bfloat16, 8, 256>");
   CHECK(entry_of({"layernorm", DType::BF16, {}}, 4096, 16384).entry == "ladder::layernorm_fwd_row<__nv_bfloat16, 8, 256>");
   CHECK(entry_of({"layernorm", DType::F32, {}}, 1000, 8192).entry == "ladder::layernorm_fwd_row<float, 8, 256>");

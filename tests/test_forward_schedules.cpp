@@ -16,8 +16,9 @@ TEST_CASE("staged schedule: auto takes it only where it measured faster; its gri
           "[kernels]") {
   ladder::register_builtin_oracles();
   // A 16-bit row that fills a 1024-thread block in registers: staged, three stages where they
-  // fit a block, two where they do not.
-  const auto wide = entry_of({"rmsnorm", DType::BF16, {}}, 2048, 32768);
+  // fit a block, two where they do not. (From kLoopAutoMinRows rows the H200 streams them:
+  // tests/test_loop_plans.cpp.)
+  const auto wide = entry_of({"rmsnorm", DType::BF16, {}}, 1000, 32768);
   CHECK(wide.entry == "ladder::rmsnorm_fwd_staged<__nv_bfloat16, 4, 3>");
   CHECK(wide.block[0] == 1024);
   CHECK(wide.block[1] == 1);
@@ -234,7 +235,7 @@ TEST_CASE("staged plans fit the device planned for: an A100's opt-in shared memo
   };
   // Three 64 KiB stages (192 KiB) fit an H200 block, not an A100's 163 KiB: two stages, and one
   // such block on each of the 108 SMs.
-  const auto wide = plan_checked({"rmsnorm", DType::BF16, {}}, {{"rows", 2048}, {"d", 32768}}, a100).front();
+  const auto wide = plan_checked({"rmsnorm", DType::BF16, {}}, {{"rows", 1000}, {"d", 32768}}, a100).front();
   CHECK(wide.entry == "ladder::rmsnorm_fwd_staged<__nv_bfloat16, 4, 2>");
   CHECK(wide.shared_bytes == 2u * 1024 * 4 * 16);
   CHECK(wide.grid[0] == 108);

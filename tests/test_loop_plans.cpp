@@ -1,7 +1,10 @@
 // schedule=loop (kernels/layernorm_loop.cuh): its entry, block and grid, the keys that pin them,
 // and the keys it refuses. No GPU needed.
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "tests/catch.h"
 #include "harness/kernels/plan_builder.h"
@@ -64,17 +67,15 @@ TEST_CASE("schedule=loop: layernorm and rmsnorm a block a row, streamed, at the 
   CHECK(rms.grid[0] == 16384);
   CHECK(entry_of({"rmsnorm", DType::F32, {{"schedule", "loop"}, {"loop_threads", "512"}, {"weight", "gemma"}}}, 7, 769).entry ==
         "ladder::rmsnorm_fwd_loop<float, 512>");
-  // auto never takes rmsnorm's (not measured yet).
-  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4096).entry.find("_loop<") == std::string::npos);
-  CHECK(entry_of({"rmsnorm", DType::F32, {}}, 8192, 8192).entry.find("_loop<") == std::string::npos);
 }
 
-TEST_CASE("schedule=auto takes the streamed LayerNorm where the H200 measured it faster", "[kernels]") {
+TEST_CASE("schedule=auto takes a streamed kernel where the H200 measured it faster", "[kernels]") {
   ladder::register_builtin_oracles();
   auto auto_entry = [](DType dt, std::int64_t rows, std::int64_t d) {
     return entry_of({"layernorm", dt, {}}, rows, d).entry;
   };
-  // The table in plan_loop.cpp: bf16 rows of 512 and 1024 chunks, fp32 of 1024 to 4096.
+  // The table in plan_loop.cpp. LayerNorm: 16-bit rows of 512 and 1024 chunks, fp32 of 1024 to
+  // 4096.
   CHECK(auto_entry(DType::BF16, 16384, 4096) == "ladder::layernorm_fwd_loop<__nv_bfloat16, 128, 3>");
   CHECK(auto_entry(DType::BF16, 8192, 8192) == "ladder::layernorm_fwd_loop<__nv_bfloat16, 256, 3>");
   CHECK(auto_entry(DType::F32, 16384, 4096) == "ladder::layernorm_fwd_loop<float, 256, 3>");
@@ -83,7 +84,7 @@ TEST_CASE("schedule=auto takes the streamed LayerNorm where the H200 measured it
   const auto L = entry_of({"layernorm", DType::BF16, {}}, 16384, 4096);
   CHECK(L.grid[0] == 16384);
   CHECK(L.block[0] == 128);
-  // Not taken: fewer rows than measured, other widths, f16 (not measured), rows off the grid,
+  // Not taken: fewer rows than measured, other widths, rows off the grid,
   // and where a schedule or a geometry is asked for.
   CHECK(ladder::kernels::detail::kLoopAutoMinRows == 2048);
   CHECK(auto_entry(DType::BF16, 2047, 4096).find("_loop<") == std::string::npos);
@@ -93,7 +94,9 @@ TEST_CASE("schedule=auto takes the streamed LayerNorm where the H200 measured it
   CHECK(auto_entry(DType::BF16, 16384, 4088).find("_loop<") == std::string::npos);
   CHECK(auto_entry(DType::F32, 2048, 32768).find("_loop<") == std::string::npos);
   CHECK(auto_entry(DType::F32, 16384, 2048).find("_loop<") == std::string::npos);
-  CHECK(auto_entry(DType::F16, 16384, 4096).find("_loop<") == std::string::npos);
+  CHECK(auto_entry(DType::F16, 16384, 4096) == "ladder::layernorm_fwd_loop<__half, 128, 3>");
+  CHECK(auto_entry(DType::F16, 8192, 8192) == "ladder::layernorm_fwd_loop<__half, 256, 3>");
+  CHECK(auto_entry(DType::F16, 4096, 16384).find("_loop<") == std::string::npos);
   CHECK(entry_of({"layernorm", DType::BF16, {{"strided", "odd"}}}, 16384, 4096).entry.find("_loop<") == std::string::npos);
   // Rows padded by whole chunks stay on the grid: taken.
   CHECK(entry_of({"layernorm", DType::BF16, {{"strided", "1"}}}, 16384, 4096).entry.find("_loop<") != std::string::npos);
@@ -102,4 +105,48 @@ TEST_CASE("schedule=auto takes the streamed LayerNorm where the H200 measured it
   // In place and without affine parameters it stays the same kernel.
   CHECK(entry_of({"layernorm", DType::BF16, {{"inplace", "y_x"}, {"affine", "0"}}}, 16384, 4096).entry ==
         "ladder::layernorm_fwd_loop<__nv_bfloat16, 128, 3>");
+}
+
+TEST_CASE("schedule=auto streams RMSNorm and add_rmsnorm rows where the H200 measured it faster",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto auto_entry = [](const char* op, DType dt, std::int64_t rows, std::int64_t d,
+                       std::map<std::string, std::string> variant = {}) {
+    return entry_of({op, dt, variant}, rows, d).entry;
+  };
+  // RMSNorm: bf16 rows of 512, 1024 and 4096 chunks (the widest at 512 threads), fp32 of 1024
+  // and 2048.
+  CHECK(auto_entry("rmsnorm", DType::BF16, 16384, 4096) == "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 128>");
+  CHECK(auto_entry("rmsnorm", DType::BF16, 8192, 8192) == "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 256>");
+  CHECK(auto_entry("rmsnorm", DType::BF16, 2048, 32768) == "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 512>");
+  CHECK(auto_entry("rmsnorm", DType::F32, 16384, 4096) == "ladder::rmsnorm_fwd_loop<float, 256>");
+  CHECK(auto_entry("rmsnorm", DType::F32, 8192, 8192) == "ladder::rmsnorm_fwd_loop<float, 512>");
+  const auto rms = entry_of({"rmsnorm", DType::BF16, {{"weight", "gemma"}, {"write_rstd", "0"}}}, 2048, 32768);
+  CHECK(rms.entry == "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 512>");
+  CHECK(rms.grid[0] == 2048);
+  CHECK(rms.shared_bytes == 0);
+  // Tied or lost: bf16 4096x16384, fp32 from 16384 wide; 1024 wide (65536 rows, call 132).
+  for (const auto& [dt, rows, d] : std::vector<std::tuple<DType, int, int>>{
+           {DType::BF16, 4096, 16384}, {DType::F32, 4096, 16384}, {DType::F32, 2048, 32768},
+           {DType::BF16, 65536, 1024}, {DType::BF16, 2047, 4096}, {DType::BF16, 16384, 4088}})
+    CHECK(auto_entry("rmsnorm", dt, rows, d).find("_loop<") == std::string::npos);
+  // add_rmsnorm: bf16 rows of 512 to 2048 chunks; 256 threads for 512 chunks (measured faster
+  // than 128); both conventions and every in-place form.
+  CHECK(auto_entry("add_rmsnorm", DType::BF16, 16384, 4096) == "ladder::add_rmsnorm_fwd_loop<__nv_bfloat16, 256, false>");
+  CHECK(auto_entry("add_rmsnorm", DType::BF16, 8192, 8192) == "ladder::add_rmsnorm_fwd_loop<__nv_bfloat16, 256, false>");
+  CHECK(auto_entry("add_rmsnorm", DType::BF16, 4096, 16384) == "ladder::add_rmsnorm_fwd_loop<__nv_bfloat16, 512, false>");
+  CHECK(auto_entry("add_rmsnorm", DType::BF16, 4096, 16384, {{"convention", "B"}, {"inplace", "both"}}) ==
+        "ladder::add_rmsnorm_fwd_loop<__nv_bfloat16, 512, true>");
+  CHECK(auto_entry("add_rmsnorm", DType::BF16, 2048, 32768).find("_loop<") == std::string::npos);
+  CHECK(auto_entry("add_rmsnorm", DType::BF16, 512, 32768).find("_loop<") == std::string::npos);
+  CHECK(auto_entry("add_rmsnorm", DType::BF16, 1000, 8192).find("_loop<") == std::string::npos);
+  // An explicit schedule=auto streams too; any key that shapes the schedule keeps auto's other
+  // kernels, and an explicit schedule wins.
+  CHECK(auto_entry("rmsnorm", DType::BF16, 16384, 4096, {{"schedule", "auto"}}) == "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 128>");
+  CHECK(auto_entry("rmsnorm", DType::BF16, 16384, 4096, {{"stage_weight", "0"}}).find("_loop<") == std::string::npos);
+  CHECK(auto_entry("add_rmsnorm", DType::BF16, 8192, 8192, {{"items", "2"}}).find("_loop<") == std::string::npos);
+  CHECK(auto_entry("rmsnorm", DType::BF16, 2048, 32768, {{"schedule", "staged"}}).find("_staged<") != std::string::npos);
+  CHECK(auto_entry("rmsnorm", DType::BF16, 16384, 4096, {{"strided", "odd"}}).find("_loop<") == std::string::npos);
+  // The loop keys still need an explicit schedule=loop.
+  CHECK_THROWS(entry_of({"rmsnorm", DType::BF16, {{"loop_threads", "256"}}}, 16384, 4096));
 }

@@ -20,6 +20,10 @@ std::string VariantReader::get(const std::string& key, const std::string& fallba
                                const std::vector<std::string>& allowed) {
   used_.insert(key);
   const auto it = variant_.find(key);
+  if (it == variant_.end() || it->second == "auto") {
+    const auto r = resolved_.find(key);
+    if (r != resolved_.end()) return r->second;
+  }
   if (it == variant_.end()) return fallback;
   if (std::find(allowed.begin(), allowed.end(), it->second) == allowed.end()) {
     std::string list;
@@ -27,6 +31,16 @@ std::string VariantReader::get(const std::string& key, const std::string& fallba
     fail(op_, "variant " + key + "=" + it->second + " is not one of " + list);
   }
   return it->second;
+}
+
+void VariantReader::resolve_auto(const std::string& key, std::string value) {
+  resolved_[key] = std::move(value);
+}
+
+bool VariantReader::names_only(const std::set<std::string>& keys) const {
+  for (const auto& [key, value] : variant_)
+    if (!keys.count(key) && !(key == "schedule" && value == "auto")) return false;
+  return true;
 }
 
 int VariantReader::items(std::size_t elem_size, const RowLimits& limits) {

@@ -27,6 +27,11 @@ class VariantReader {
   VariantReader(std::string op, const std::map<std::string, std::string>& variant);
   std::string get(const std::string& key, const std::string& fallback,
                   const std::vector<std::string>& allowed);
+  // The value get() returns for key where the variant leaves it absent or "auto", in place of
+  // the caller's fallback: how a planner resolves schedule=auto to one schedule for every reader.
+  void resolve_auto(const std::string& key, std::string value);
+  // Whether the variant names only these keys (any value) and schedule=auto, if anything.
+  bool names_only(const std::set<std::string>& keys) const;
   int items(std::size_t elem_size, const RowLimits& limits);  // the optional "items" override
   int rows_per_block();  // the optional "rpb" override (rows per block), 0 when absent
   void finish() const;
@@ -35,6 +40,7 @@ class VariantReader {
   std::string op_;
   const std::map<std::string, std::string>& variant_;
   std::set<std::string> used_;
+  std::map<std::string, std::string> resolved_;
 };
 
 // Applies an "rpb" override to a geometry (tuning sweeps): rpb row groups per block, at most
@@ -205,8 +211,9 @@ bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std:
 // loop_threads=128|256|512|1024 (default: the table's, else loop_default_threads),
 // loop_passes=2|3 (LayerNorm only; default: the table's, else 3) and loop_grid=rows|resident|3
 // (auto: rows; resident: the blocks of THREADS an SM holds by threads, resident_blocks_per_sm;
-// 3: three blocks, for tests). auto takes it where layernorm_loop_auto says (its table, in
-// plan_loop.cpp, names the measurements). Applies to any row; rewrites g.
+// 3: three blocks, for tests). auto takes it where loop_auto says (its table, in plan_loop.cpp,
+// names the measurements): loop_auto then resolves schedule to loop for every reader, so the other
+// schedules step aside. Applies to any row; rewrites g.
 struct LoopPlan {
   bool loop = false;
   int threads = 0;
@@ -217,7 +224,11 @@ struct LoopChoice {
   int passes = 0;
 };
 inline constexpr std::int64_t kLoopAutoMinRows = 2048;
-LoopChoice layernorm_loop_auto(DType dt, const Shape& s, bool misaligned);
+// auto's streamed choice for this call, or threads 0: the table's entry where the rows are
+// aligned, at least kLoopAutoMinRows, and the variant names only keys that leave the schedule
+// free. Where it takes the loop it resolves the reader's schedule=auto to "loop".
+LoopChoice loop_auto(VariantReader& v, const std::string& op, DType dt, const Shape& s,
+                     bool misaligned);
 int loop_default_threads(std::size_t elem_size, std::int64_t d);
 LoopPlan read_loop(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem_size,

@@ -147,6 +147,8 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                              strided, s.d);
   if (in_place) strides["y"] = strides["x"];
   const bool misaligned = strides_misaligned(strides, elem);
+  // Where auto streams the row, every other schedule steps aside.
+  const LoopChoice streamed = loop_auto(v, op, ref.dtype, s, misaligned);
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
   int wide = read_wide(v, op, kRmsnormSchedules, elem, s, misaligned, limits, forced, rpb, g);
@@ -162,7 +164,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                         block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksNorm), g);
   const LoopPlan loop = read_loop(v, op, kRmsnormSchedules, elem, s,
                                   staged.staged || rows_per_thread > 1 || packed.packed || decode || block_row,
-                                  LoopChoice{}, device, g);
+                                  streamed, device, g);
   if (block_row || loop.loop) wide = 0;
   const int row_grid = read_row_grid(v, op, kRmsnormSchedules, block_row, false);
   const bool off_grid = read_off_grid(v, misaligned);
@@ -239,6 +241,8 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   if (h_over_r) strides["h"] = strides["r"];
   if (y_over_x) strides["y"] = strides["x"];
   const bool misaligned = strides_misaligned(strides, elem);
+  // Where auto streams the row, every other schedule steps aside.
+  const LoopChoice streamed = loop_auto(v, op, ref.dtype, s, misaligned);
   // Rows off the 16-byte grid (d = 2049) run a phase-shifted tile with a spare chunk, and a
   // 16-bit thread with three chunks, despite its small spill, measured fastest there
   // (sweep-items-forward.txt, 8192x2049: 0.54 of the copy ceiling at ITEMS 3, 0.46 at 2).
@@ -260,7 +264,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
                                                        kBlockRowMaxChunksAdd),
                                         g);
   const LoopPlan loop = read_loop(v, op, kStagedSchedules, elem, s,
-                                  staged.staged || packed.packed || decode || block_row, LoopChoice{},
+                                  staged.staged || packed.packed || decode || block_row, streamed,
                                   device, g);
   if (block_row || loop.loop) wide = 0;
   const int row_grid = read_row_grid(v, op, kStagedSchedules, block_row, false);
@@ -343,22 +347,19 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                              strided, s.d);
   if (in_place) strides["y"] = strides["x"];
   const bool misaligned = strides_misaligned(strides, elem);
+  // Where auto streams the row, every other schedule steps aside.
+  const LoopChoice streamed = loop_auto(v, op, ref.dtype, s, misaligned);
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
   int wide = read_wide(v, op, kLayernormSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const PackedPlan packed = read_packed(v, op, kLayernormSchedules, elem, 2, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
-  // Where auto takes the streamed row, the row kernel steps aside (schedule=auto only).
-  const LoopChoice loop_auto = layernorm_loop_auto(ref.dtype, s, misaligned);
-  const bool loop_first = loop_auto.threads != 0 && forced == 0 && rpb == 0 &&
-                          v.get("schedule", "auto", kLayernormSchedules) == "auto";
   const bool block_row = read_block_row(v, op, kLayernormSchedules, elem, s, forced, rpb,
                                         packed.packed,
-                                        block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksLayernorm) &&
-                                            !loop_first,
+                                        block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksLayernorm),
                                         g);
   const LoopPlan loop = read_loop(v, op, kLayernormSchedules, elem, s, packed.packed || block_row,
-                                  loop_first ? loop_auto : LoopChoice{}, device, g);
+                                  streamed, device, g);
   if (block_row || loop.loop) wide = 0;
   const int row_grid = read_row_grid(v, op, kLayernormSchedules, block_row, layernorm_row_resident(elem, s.d));
   const bool off_grid = read_off_grid(v, misaligned);

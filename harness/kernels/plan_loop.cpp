@@ -2,6 +2,7 @@
 // rmsnorm_loop.cuh, add_rmsnorm_loop.cuh): a block a row that streams the row from global memory
 // once per pass, its first reads kept in L2 for the later ones.
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,32 +14,56 @@ namespace ladder::kernels::detail {
 const std::vector<std::string> kLoopThreads{"auto", "128", "256", "512", "1024"};
 const std::vector<std::string> kLoopPasses{"auto", "2", "3"};
 
-// Where auto takes the streamed LayerNorm, by dtype and chunks a row: THREADS = chunks / 4 (one
-// group of four chunks a thread), three passes but for fp32 rows of 4096 chunks. Measured on the
-// H200 (call 131, reports/h200/bench-loop-3.txt, cold; bf16 two repeats, fp32 once) against the
-// row kernel auto took before: bf16 16384x4096 71.7 us against 73.1-73.2, 8192x8192 73.6-73.8
-// against 75.7-76.1; fp32 16384x4096 131.6 against 136.5, 8192x8192 130.9 against 142.5,
-// 4096x16384 140.5 (two passes) against 150.0. It tied or lost at bf16 4096x16384 (78.3-78.8
-// against 78.3) and 2048x32768 (87.5-88.1 against 86.9-87.5) and fp32 2048x32768 (190.1 against
-// 188.4). Rows below kLoopAutoMinRows were not measured, nor f16 or other widths.
+// Where schedule=auto takes a streamed kernel, by op, dtype and chunks a row, at THREADS = chunks /
+// 4 (one group of four chunks a thread) but where a neighbour measured faster, LayerNorm's three
+// passes but for fp32 rows of 4096 chunks. Measured on the H200, cold, against the kernel auto
+// took before, at rows x d = 16384x4096, 8192x8192, 4096x16384 and 2048x32768:
+// - layernorm bf16 and fp32 (call 131, reports/h200/bench-loop-3.txt): bf16 16384x4096 71.7 us
+//   against 73.1-73.2, 8192x8192 73.6-73.8 against 75.7-76.1; fp32 16384x4096 131.6 against
+//   136.5, 8192x8192 130.9 against 142.5, 4096x16384 140.5 (two passes) against 150.0.
+// - layernorm f16, rmsnorm bf16 and fp32, add_rmsnorm bf16 (call 133, bench-loop-5.txt, two
+//   repeats): layernorm f16 16384x4096 70.5-70.8 against 71.8, 8192x8192 72.5-72.6 against
+//   74.0-74.3; rmsnorm bf16 16384x4096 68.9-69.0 against 70.3-70.6, 8192x8192 68.7-69.1 against
+//   69.8-70.1, 2048x32768 73.7 (512 threads, two groups a thread) against 75.7-76.1; rmsnorm fp32
+//   16384x4096 130.4-130.8 against 135.7-135.8, 8192x8192 130.0 against 134.1-134.3; add_rmsnorm
+//   bf16 16384x4096 129.3-129.8 (256 threads; 128: 130.1-130.4) against 133.1-133.2, 8192x8192
+//   130.7-130.8 against 136.4-136.7, 4096x16384 130.9-131.1 against 137.2-137.6.
+// The widths left out tied or lost: every op at bf16 or f16 4096x16384 but add_rmsnorm's, every
+// 2048x32768 but rmsnorm bf16's (add_rmsnorm bf16 143.8 against 136.5), fp32 from 16384 wide.
+// Rows below kLoopAutoMinRows were not measured, nor other widths.
 struct LoopAuto {
+  const char* op;
   DType dtype;
   std::int64_t chunks;
   int threads, passes;
 };
 constexpr LoopAuto kLoopAuto[] = {
-    {DType::BF16, 512, 128, 3}, {DType::BF16, 1024, 256, 3}, {DType::F32, 1024, 256, 3},
-    {DType::F32, 2048, 512, 3}, {DType::F32, 4096, 512, 2},
+    {"layernorm", DType::BF16, 512, 128, 3},  {"layernorm", DType::BF16, 1024, 256, 3},
+    {"layernorm", DType::F16, 512, 128, 3},   {"layernorm", DType::F16, 1024, 256, 3},
+    {"layernorm", DType::F32, 1024, 256, 3},  {"layernorm", DType::F32, 2048, 512, 3},
+    {"layernorm", DType::F32, 4096, 512, 2},  {"rmsnorm", DType::BF16, 512, 128, 2},
+    {"rmsnorm", DType::BF16, 1024, 256, 2},   {"rmsnorm", DType::BF16, 4096, 512, 2},
+    {"rmsnorm", DType::F32, 1024, 256, 2},    {"rmsnorm", DType::F32, 2048, 512, 2},
+    {"add_rmsnorm", DType::BF16, 512, 256, 2}, {"add_rmsnorm", DType::BF16, 1024, 256, 2},
+    {"add_rmsnorm", DType::BF16, 2048, 512, 2},
 };
 
-LoopChoice layernorm_loop_auto(DType dt, const Shape& s, bool misaligned) {
+// The keys that leave auto free to stream: what the row computes, not how it is scheduled.
+const std::set<std::string> kStreamNeutralKeys{"weight", "inplace", "strided", "write_rstd",
+                                               "write_stats", "affine", "convention"};
+
+LoopChoice loop_auto(VariantReader& v, const std::string& op, DType dt, const Shape& s,
+                     bool misaligned) {
   const std::size_t elem = size_of(dt);
   if (misaligned || s.rows < kLoopAutoMinRows ||
-      s.d * static_cast<std::int64_t>(elem) % kChunkBytes != 0)
+      s.d * static_cast<std::int64_t>(elem) % kChunkBytes != 0 || !v.names_only(kStreamNeutralKeys))
     return {};
   const std::int64_t chunks = row_chunks(elem, s.d, false);
   for (const LoopAuto& a : kLoopAuto)
-    if (a.dtype == dt && a.chunks == chunks) return {a.threads, a.passes};
+    if (op == a.op && a.dtype == dt && a.chunks == chunks) {
+      v.resolve_auto("schedule", "loop");
+      return {a.threads, a.passes};
+    }
   return {};
 }
 
@@ -66,7 +91,7 @@ LoopPlan read_loop(VariantReader& v, const std::string& op,
     fail(op, "loop_passes=" + passes_key + " is LayerNorm's (the other streamed kernels read their rows twice)");
   LoopPlan plan;
   const bool auto_takes = auto_choice.threads != 0;
-  if (other_schedule || !(schedule == "loop" || (schedule == "auto" && auto_takes))) return plan;
+  if (other_schedule || schedule != "loop") return plan;
   plan.loop = true;
   plan.threads = threads_key != "auto" ? std::stoi(threads_key)
                  : auto_takes         ? auto_choice.threads
