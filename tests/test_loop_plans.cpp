@@ -114,29 +114,39 @@ TEST_CASE("schedule=auto streams RMSNorm and add_rmsnorm rows where the H200 mea
                        std::map<std::string, std::string> variant = {}) {
     return entry_of({op, dt, variant}, rows, d).entry;
   };
-  // RMSNorm: bf16 rows of 512, 1024 and 4096 chunks (the widest at 512 threads), fp32 of 1024
+  // RMSNorm: 16-bit rows of 512, 1024 and 4096 chunks (the widest at 512 threads), fp32 of 1024
   // and 2048.
   CHECK(auto_entry("rmsnorm", DType::BF16, 16384, 4096) == "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 128>");
   CHECK(auto_entry("rmsnorm", DType::BF16, 8192, 8192) == "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 256>");
   CHECK(auto_entry("rmsnorm", DType::BF16, 2048, 32768) == "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 512>");
+  CHECK(auto_entry("rmsnorm", DType::F16, 16384, 4096) == "ladder::rmsnorm_fwd_loop<__half, 128>");
+  CHECK(auto_entry("rmsnorm", DType::F16, 2048, 32768) == "ladder::rmsnorm_fwd_loop<__half, 512>");
   CHECK(auto_entry("rmsnorm", DType::F32, 16384, 4096) == "ladder::rmsnorm_fwd_loop<float, 256>");
   CHECK(auto_entry("rmsnorm", DType::F32, 8192, 8192) == "ladder::rmsnorm_fwd_loop<float, 512>");
   const auto rms = entry_of({"rmsnorm", DType::BF16, {{"weight", "gemma"}, {"write_rstd", "0"}}}, 2048, 32768);
   CHECK(rms.entry == "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 512>");
   CHECK(rms.grid[0] == 2048);
   CHECK(rms.shared_bytes == 0);
-  // Tied or lost: bf16 4096x16384, fp32 from 16384 wide; 1024 wide (65536 rows, call 132).
+  // Tied or lost: 16-bit 4096x16384, fp32 from 16384 wide; 1024 wide (65536 rows, call 132).
   for (const auto& [dt, rows, d] : std::vector<std::tuple<DType, int, int>>{
-           {DType::BF16, 4096, 16384}, {DType::F32, 4096, 16384}, {DType::F32, 2048, 32768},
+           {DType::BF16, 4096, 16384}, {DType::F16, 4096, 16384}, {DType::F32, 4096, 16384}, {DType::F32, 2048, 32768},
            {DType::BF16, 65536, 1024}, {DType::BF16, 2047, 4096}, {DType::BF16, 16384, 4088}})
     CHECK(auto_entry("rmsnorm", dt, rows, d).find("_loop<") == std::string::npos);
-  // add_rmsnorm: bf16 rows of 512 to 2048 chunks; 256 threads for 512 chunks (measured faster
-  // than 128); both conventions and every in-place form.
+  // add_rmsnorm: 16-bit rows of 512 to 2048 chunks, 256 threads for 512 (measured faster than
+  // 128); fp32 rows of 1024, 2048 and 8192 chunks (the widest at 512 threads); both conventions
+  // and every in-place form.
   CHECK(auto_entry("add_rmsnorm", DType::BF16, 16384, 4096) == "ladder::add_rmsnorm_fwd_loop<__nv_bfloat16, 256, false>");
   CHECK(auto_entry("add_rmsnorm", DType::BF16, 8192, 8192) == "ladder::add_rmsnorm_fwd_loop<__nv_bfloat16, 256, false>");
   CHECK(auto_entry("add_rmsnorm", DType::BF16, 4096, 16384) == "ladder::add_rmsnorm_fwd_loop<__nv_bfloat16, 512, false>");
   CHECK(auto_entry("add_rmsnorm", DType::BF16, 4096, 16384, {{"convention", "B"}, {"inplace", "both"}}) ==
         "ladder::add_rmsnorm_fwd_loop<__nv_bfloat16, 512, true>");
+  CHECK(auto_entry("add_rmsnorm", DType::F16, 16384, 4096) == "ladder::add_rmsnorm_fwd_loop<__half, 256, false>");
+  CHECK(auto_entry("add_rmsnorm", DType::F16, 4096, 16384) == "ladder::add_rmsnorm_fwd_loop<__half, 512, false>");
+  CHECK(auto_entry("add_rmsnorm", DType::F32, 16384, 4096) == "ladder::add_rmsnorm_fwd_loop<float, 256, false>");
+  CHECK(auto_entry("add_rmsnorm", DType::F32, 8192, 8192) == "ladder::add_rmsnorm_fwd_loop<float, 512, false>");
+  CHECK(auto_entry("add_rmsnorm", DType::F32, 2048, 32768) == "ladder::add_rmsnorm_fwd_loop<float, 512, false>");
+  CHECK(auto_entry("add_rmsnorm", DType::F32, 4096, 16384).find("_loop<") == std::string::npos);
+  CHECK(auto_entry("add_rmsnorm", DType::F16, 2048, 32768).find("_loop<") == std::string::npos);
   CHECK(auto_entry("add_rmsnorm", DType::BF16, 2048, 32768).find("_loop<") == std::string::npos);
   CHECK(auto_entry("add_rmsnorm", DType::BF16, 512, 32768).find("_loop<") == std::string::npos);
   CHECK(auto_entry("add_rmsnorm", DType::BF16, 1000, 8192).find("_loop<") == std::string::npos);

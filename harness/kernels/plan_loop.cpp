@@ -28,8 +28,16 @@ const std::vector<std::string> kLoopPasses{"auto", "2", "3"};
 //   16384x4096 130.4-130.8 against 135.7-135.8, 8192x8192 130.0 against 134.1-134.3; add_rmsnorm
 //   bf16 16384x4096 129.3-129.8 (256 threads; 128: 130.1-130.4) against 133.1-133.2, 8192x8192
 //   130.7-130.8 against 136.4-136.7, 4096x16384 130.9-131.1 against 137.2-137.6.
-// The widths left out tied or lost: every op at bf16 or f16 4096x16384 but add_rmsnorm's, every
-// 2048x32768 but rmsnorm bf16's (add_rmsnorm bf16 143.8 against 136.5), fp32 from 16384 wide.
+// - rmsnorm f16, add_rmsnorm f16 and fp32 (call 134, bench-loop-6.txt, two repeats): rmsnorm
+//   f16 16384x4096 68.4-68.5 against 70.2-70.3, 8192x8192 68.8-68.9 against 69.8-70.0,
+//   2048x32768 73.2-73.4 against 75.6-76.0; add_rmsnorm f16 16384x4096 128.9 (256 threads)
+//   against 134.6-135.2, 8192x8192 130.9-131.0 against 136.2-136.5, 4096x16384 130.9-131.2
+//   against 137.3-137.4; add_rmsnorm fp32 16384x4096 257.3-257.5 against 265.3-265.4, 8192x8192
+//   255.0-255.3 against 266.8-267.1, 2048x32768 363.7-363.8 (512 threads, four groups a thread)
+//   against 402.3-402.8.
+// The widths left out tied or lost: every op at 16-bit 4096x16384 but add_rmsnorm's, 16-bit
+// 2048x32768 but rmsnorm's (add_rmsnorm bf16 143.8 against 136.5), fp32 4096x16384, and fp32
+// 2048x32768 but add_rmsnorm's.
 // Rows below kLoopAutoMinRows were not measured, nor other widths.
 struct LoopAuto {
   const char* op;
@@ -45,7 +53,11 @@ constexpr LoopAuto kLoopAuto[] = {
     {"rmsnorm", DType::BF16, 1024, 256, 2},   {"rmsnorm", DType::BF16, 4096, 512, 2},
     {"rmsnorm", DType::F32, 1024, 256, 2},    {"rmsnorm", DType::F32, 2048, 512, 2},
     {"add_rmsnorm", DType::BF16, 512, 256, 2}, {"add_rmsnorm", DType::BF16, 1024, 256, 2},
-    {"add_rmsnorm", DType::BF16, 2048, 512, 2},
+    {"add_rmsnorm", DType::BF16, 2048, 512, 2}, {"rmsnorm", DType::F16, 512, 128, 2},
+    {"rmsnorm", DType::F16, 1024, 256, 2},    {"rmsnorm", DType::F16, 4096, 512, 2},
+    {"add_rmsnorm", DType::F16, 512, 256, 2}, {"add_rmsnorm", DType::F16, 1024, 256, 2},
+    {"add_rmsnorm", DType::F16, 2048, 512, 2}, {"add_rmsnorm", DType::F32, 1024, 256, 2},
+    {"add_rmsnorm", DType::F32, 2048, 512, 2}, {"add_rmsnorm", DType::F32, 8192, 512, 2},
 };
 
 // The keys that leave auto free to stream: what the row computes, not how it is scheduled.
