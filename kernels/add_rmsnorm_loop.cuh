@@ -21,7 +21,7 @@ namespace ladder {
 // Rows on the 16-byte grid with d a multiple of the chunk (and w on the grid) take 16-byte
 // accesses; any other call runs element by element, with the same results.
 template <typename T, int THREADS, bool ROUND_SUM>
-__global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof(T), 2))
+__global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof(T), 1024))
     add_rmsnorm_fwd_loop(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
                          int d, int x_stride, int r_stride, int h_stride, int y_stride, float eps,
                          float w_offset) {

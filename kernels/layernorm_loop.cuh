@@ -22,7 +22,7 @@ namespace ladder {
 // Rows on the 16-byte grid with d a multiple of the chunk (and gamma and beta on the grid) take
 // 16-byte accesses; any other call runs element by element, with the same statistics.
 template <typename T, int THREADS, int PASSES>
-__global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof(T)))
+__global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof(T), 1280))
     layernorm_fwd_loop(T* y, const T* x, const T* gamma, const T* beta, float* mean, float* rstd,
                        int rows, int d, int x_stride, int y_stride, float eps) {
   static_assert(PASSES == 2 || PASSES == 3, "PASSES is 2 or 3");

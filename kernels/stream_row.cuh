@@ -23,15 +23,15 @@ __device__ __forceinline__ uint4 load16_keep(const uint4* p, unsigned long long 
   return v;
 }
 
-// The blocks an SM the launch bound asks for: for 16-bit rows 1280 threads' worth (five
-// 256-thread rows in flight an SM at 48 registers a thread, no spills: ptxas sm_90), at least one;
-// with two inputs (add_rmsnorm) 1024 threads' worth (64 registers: at 48 its four chunk pairs
-// spill 8-24 bytes); fp32 0, no minimum: its three-pass LayerNorm spills under a cap of 64, and
-// with a minimum of 1 ptxas gives it 104 registers.
-__host__ __device__ constexpr int loop_min_blocks(int threads, int elem_bytes, int inputs = 1) {
-  return elem_bytes != 2 ? 0
-         : (inputs > 1 ? 1024 : 1280) / threads > 0 ? (inputs > 1 ? 1024 : 1280) / threads
-                                                     : 1;
+// The blocks an SM a 16-bit build's launch bound asks for: resident_threads / THREADS, at least
+// one. Each kernel passes the thread slots its registers fit without spills (ptxas sm_90), the
+// most that measured fastest on the H200: LayerNorm 1280 (48 registers: five 256-thread rows in
+// flight an SM), add_rmsnorm 1024 (64: at 48 its four chunk pairs spill 8-24 bytes), RMSNorm
+// 1536 (40-42: three 512-thread rows an SM; at 2048 and 32 registers its f16 builds spill and
+// measured slower, call 137). fp32 0, no minimum: its three-pass LayerNorm spills under a cap of
+// 64, and with a minimum of 1 ptxas gives it 104 registers.
+__host__ __device__ constexpr int loop_min_blocks(int threads, int elem_bytes, int resident_threads) {
+  return elem_bytes != 2 ? 0 : resident_threads / threads > 0 ? resident_threads / threads : 1;
 }
 
 // A streamed kernel's block: THREADS x 1, as instantiated; any other launch traps (a crash the
