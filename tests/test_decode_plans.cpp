@@ -117,8 +117,8 @@ TEST_CASE("schedule=row: add_rmsnorm rows one a block of 64-512 threads at eight
   // Past 4096 chunks: the register kernel.
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {{"schedule", "row"}}}, 4, 32776).entry.find("_row<") == std::string::npos);
   // auto: add_rmsnorm rows on the grid from d = 8192 (f16: 4096) to 4096 chunks
-  // (block_row_auto); schedule=wide still gives the wide build there. (bf16 at 1000 rows: from
-  // kLoopAutoMinRows auto streams them, tests/test_loop_plans.cpp.)
+  // (block_row_auto); schedule=wide still gives the wide build there. (At 1000 rows: from
+  // kLoopAutoMinRows rows auto streams these widths, tests/test_loop_plans.cpp.)
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 512, 32768).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 512>");
   CHECK(entry_of({"add_rmsnorm", DType::F16, {}}, 2048, 32768).entry == "ladder::add_rmsnorm_fwd_row<__half, 8, false, 512>");
   CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 1000, 16384).entry == "ladder::add_rmsnorm_fwd_row<__nv_bfloat16, 8, false, 256>");
@@ -160,8 +160,9 @@ TEST_CASE("schedule=row: rmsnorm and layernorm rows one a block, their weights s
   CHECK(entry_of({"layernorm", DType::F32, {{"schedule", "row"}, {"row_threads", "512"}}}, 7, 769).entry ==
         "ladder::layernorm_fwd_row<float, 8, 512>");
   CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"schedule", "row"}, {"items", "2"}}}, 7, 769));
-  // auto: rmsnorm and layernorm rows of 512 to 2048 chunks; rmsnorm's 4096 stay staged. (bf16
-  // and fp32 at 1000 rows: from kLoopAutoMinRows auto streams them, tests/test_loop_plans.cpp.)
+  // auto: rmsnorm and layernorm rows of 512 to 2048 chunks; rmsnorm's 4096 stay staged below
+  // kLoopAutoMinRows rows. (At 1000 rows: from kLoopAutoMinRows auto streams these widths,
+  // tests/test_loop_plans.cpp.)
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 1000, 4096).entry == "ladder::rmsnorm_fwd_row<__nv_bfloat16, 8, 64>");
   CHECK(entry_of({"rmsnorm", DType::F16, {}}, 4096, 16384).entry == "ladder::rmsnorm_fwd_row<__half, 8, 256>");
   CHECK(entry_of({"rmsnorm", DType::F32, {}}, 1000, 8192).entry == "ladder::rmsnorm_fwd_row<float, 8, 256>");
