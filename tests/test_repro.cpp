@@ -90,6 +90,14 @@ TEST_CASE("verify --write-ladder hands its rungs to repro and sweep: a backward 
   INFO(w.output);
   REQUIRE(w.exit_code == 0);
   CHECK(run_ladder("list --ladder " + ladder).output.find("layernorm_bwd_bf16") != std::string::npos);
+  // Every written rung keeps verify's child time (300 s, or --timeout's), which `ladder run`
+  // then gives it in place of its own default.
+  for (const auto& [timeout, expected] : {std::pair<std::string, double>{"", 300.0}, {" --timeout 45", 45.0}}) {
+    REQUIRE(run_ladder("verify layernorm_bwd --dtype bf16 --no-fixtures" + timeout + " --write-ladder " + ladder).exit_code == 0);
+    const auto written = read_json(ladder);
+    REQUIRE(!written.at("rungs").empty());
+    for (const auto& r : written.at("rungs")) CHECK(r.value("timeout_s", 0.0) == expected);
+  }
   const std::string dir = fresh_dir("repro-bwd");
   REQUIRE(run_ladder("repro layernorm_bwd_bf16 --ladder " + ladder + " --set rows=83 --set d=769 --out " + dir).exit_code == 0);
   const Outcome run = build_and_run(dir);

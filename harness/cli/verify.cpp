@@ -298,7 +298,12 @@ void add_verify(CLI::App& app, int& exit_code) {
                             {"ladder", "verify"},
                             {"description", "the rungs of `" + command_line() + "`"},
                             {"rungs", nlohmann::json::array()}};
-      for (const auto& r : rungs) lad["rungs"].push_back(rung_to_json(r));
+      // Each rung keeps the time verify gives its child: `ladder run`'s own default is for the
+      // probe ladders, and a 4096-row case with its fp64 oracle outlasts it under load.
+      for (Rung r : rungs) {
+        if (r.timeout_s <= 0) r.timeout_s = st->common.runner.timeout_s;
+        lad["rungs"].push_back(rung_to_json(r));
+      }
       try {
         write_file_atomic(st->write_ladder, lad.dump(1) + "\n");
       } catch (const std::exception& e) {
