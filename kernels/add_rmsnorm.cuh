@@ -2,6 +2,7 @@
 // Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh.
 #pragma once
 #include "norm_common.cuh"
+#include "row_reads.cuh"
 #include "staged_common.cuh"
 
 namespace ladder {

@@ -8,6 +8,7 @@
 #pragma once
 #include "dependent_launch.cuh"
 #include "norm_common.cuh"
+#include "row_reads.cuh"
 
 namespace ladder {
 namespace norm {

@@ -31,7 +31,7 @@ __device__ __forceinline__ uint4 load16(const uint4* p) {
   return *p;
 }
 
-// The same for 4 bytes, for the skewed weight reads (norm_common.cuh's load_skewed). No Stream
+// The same for 4 bytes, for the skewed weight reads (row_reads.cuh's load_skewed). No Stream
 // form: nothing reads 32-bit words that way.
 template <Load KIND>
 __device__ __forceinline__ unsigned load4(const unsigned* p) {

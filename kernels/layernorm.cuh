@@ -6,6 +6,7 @@
 // keeps full accuracy when |mean| >> std, where the one-pass E[x^2] - mean^2 cancels.
 #pragma once
 #include "norm_common.cuh"
+#include "row_reads.cuh"
 
 namespace ladder {
 

@@ -25,6 +25,7 @@
 // shared memory.
 #pragma once
 #include "norm_common.cuh"
+#include "row_reads.cuh"
 #include "staged_common.cuh"
 
 namespace ladder {
