@@ -1,6 +1,7 @@
 // Streaming a row from global memory once per pass, for the kernels that hold at most four
-// chunks a thread whatever d is (layernorm_loop.cuh, rmsnorm_loop.cuh, add_rmsnorm_loop.cuh): the L2 policy that keeps
-// a row's lines for its next pass, the launch bound, and the walk over a thread's chunks.
+// chunks a thread whatever d is (layernorm_loop.cuh, rmsnorm_loop.cuh, add_rmsnorm_loop.cuh):
+// the L2 policy that keeps a row's lines for its next pass, the launch bound, and the walk over
+// a thread's chunks.
 #pragma once
 #include "norm_common.cuh"
 

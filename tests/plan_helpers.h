@@ -62,7 +62,7 @@ inline void check_launch(const KernelRef& ref, const Case& c, const KernelLaunch
   const bool staged = L.entry.find("_staged") != std::string::npos;
   const bool packed = L.entry.find("_packed") != std::string::npos;
   // The row-a-block kernels walk rows at any grid (row_grid=resident gives them fewer blocks), as
-  // does the streamed LayerNorm (loop_grid).
+  // do the streamed kernels (loop_grid).
   const bool block_row = L.entry.find("_fwd_row<") != std::string::npos ||
                          L.entry.find("_fwd_loop<") != std::string::npos;
   const bool persistent = L.entry.find("_bwd") != std::string::npos || staged || packed || block_row;

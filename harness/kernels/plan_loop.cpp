@@ -50,18 +50,19 @@ struct LoopAuto {
   int threads, passes;
 };
 constexpr LoopAuto kLoopAuto[] = {
-    {"layernorm", DType::BF16, 512, 128, 3},  {"layernorm", DType::BF16, 1024, 256, 3},
-    {"layernorm", DType::F16, 512, 128, 3},   {"layernorm", DType::F16, 1024, 256, 3},
-    {"layernorm", DType::F32, 1024, 256, 3},  {"layernorm", DType::F32, 2048, 512, 3},
-    {"layernorm", DType::F32, 4096, 512, 2},  {"rmsnorm", DType::BF16, 512, 128, 2},
-    {"rmsnorm", DType::BF16, 1024, 256, 2},   {"rmsnorm", DType::BF16, 4096, 512, 2},
-    {"rmsnorm", DType::F32, 1024, 256, 2},    {"rmsnorm", DType::F32, 2048, 512, 2},
+    {"layernorm", DType::BF16, 512, 128, 3},   {"layernorm", DType::BF16, 1024, 256, 3},
+    {"layernorm", DType::F16, 512, 128, 3},    {"layernorm", DType::F16, 1024, 256, 3},
+    {"layernorm", DType::F32, 1024, 256, 3},   {"layernorm", DType::F32, 2048, 512, 3},
+    {"layernorm", DType::F32, 4096, 512, 2},
+    {"rmsnorm", DType::BF16, 512, 128, 2},     {"rmsnorm", DType::BF16, 1024, 256, 2},
+    {"rmsnorm", DType::BF16, 4096, 512, 2},    {"rmsnorm", DType::F16, 512, 128, 2},
+    {"rmsnorm", DType::F16, 1024, 256, 2},     {"rmsnorm", DType::F16, 4096, 512, 2},
+    {"rmsnorm", DType::F32, 1024, 256, 2},     {"rmsnorm", DType::F32, 2048, 512, 2},
     {"add_rmsnorm", DType::BF16, 512, 256, 2}, {"add_rmsnorm", DType::BF16, 1024, 256, 2},
-    {"add_rmsnorm", DType::BF16, 2048, 512, 2}, {"rmsnorm", DType::F16, 512, 128, 2},
-    {"rmsnorm", DType::F16, 1024, 256, 2},    {"rmsnorm", DType::F16, 4096, 512, 2},
-    {"add_rmsnorm", DType::F16, 512, 256, 2}, {"add_rmsnorm", DType::F16, 1024, 256, 2},
-    {"add_rmsnorm", DType::F16, 2048, 512, 2}, {"add_rmsnorm", DType::F32, 1024, 256, 2},
-    {"add_rmsnorm", DType::F32, 2048, 512, 2}, {"add_rmsnorm", DType::F32, 8192, 512, 2},
+    {"add_rmsnorm", DType::BF16, 2048, 512, 2}, {"add_rmsnorm", DType::F16, 512, 256, 2},
+    {"add_rmsnorm", DType::F16, 1024, 256, 2}, {"add_rmsnorm", DType::F16, 2048, 512, 2},
+    {"add_rmsnorm", DType::F32, 1024, 256, 2}, {"add_rmsnorm", DType::F32, 2048, 512, 2},
+    {"add_rmsnorm", DType::F32, 8192, 512, 2},
 };
 
 // The keys that leave auto free to stream: what the row computes, not how it is scheduled.
