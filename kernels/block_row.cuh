@@ -11,7 +11,6 @@
 #pragma once
 #include "add_rmsnorm.cuh"
 #include "norm_common.cuh"
-#include "row_moments.cuh"
 #include "staged_common.cuh"
 
 namespace ladder {
@@ -261,10 +260,9 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
   }
 }
 
-// Same arguments, results and aliasing as layernorm_fwd (layernorm.cuh): each thread's exact
-// two-pass statistics from the row's fp32 registers, joined over the block in one reduction.
-// gamma and beta are staged one after the other (2 x d / VEC * 16 bytes of dynamic shared
-// memory); the fast path takes both or neither.
+// Same arguments, results and aliasing as layernorm_fwd (layernorm.cuh): the exact two-pass
+// variance, from the row's fp32 registers. gamma and beta are staged one after the other (2 x
+// d / VEC * 16 bytes of dynamic shared memory); the fast path takes both or neither.
 template <typename T, int ITEMS, int THREADS>
 __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEMS))
     layernorm_fwd_row(T* y, const T* x, const T* gamma, const T* beta, float* mean, float* rstd,
@@ -273,15 +271,9 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
   constexpr int kVec = E::kVec;
   using Row = norm::BlockRow<T, ITEMS, THREADS>;
   const Row br(d);
-  __shared__ norm::ReduceScratch<3> scratch;
+  __shared__ norm::ReduceScratch<1> scratch;
   extern __shared__ uint4 weight_memory[];
   const bool affine = gamma != nullptr && beta != nullptr;
-  // Columns this thread holds: the same in every row.
-  int my_count = 0;
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i)
-    my_count += br.inside[i] ? min(kVec, d - br.column(i)) : 0;
-  const float my_inv_count = my_count > 0 ? 1.f / static_cast<float>(my_count) : 0.f;
   const bool fast = d % kVec == 0 && Row::on_grid(x, x_stride) && Row::on_grid(y, y_stride) &&
                     ((gamma == nullptr && beta == nullptr) ||
                      (Row::stageable(gamma, d, 2) && Row::stageable(beta, d, 2)));
@@ -297,6 +289,7 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
     const T* xr = x + row * x_stride;
     T* yr = y + row * y_stride;
     float v[ITEMS][kVec];
+    float acc[1] = {0.f};
     if (fast) {
       uint4 xs[ITEMS];
       br.load(xr, xs);
@@ -308,31 +301,25 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
 #pragma unroll
         for (int e = 0; e < kVec; ++e) v[i][e] = br.element(xr, i, e, d);
     }
-    // The thread's own exact two-pass summary (its count, mean and squared deviations, from
-    // registers), then one join over the block (row_moments.cuh). Columns outside the row hold 0,
-    // which is not the mean: they are left out of the deviations.
-    float sum = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) sum += v[i][e];
-    norm::Moments m;
-    m.n = static_cast<float>(my_count);
-    m.mean = my_count > 0 ? sum * my_inv_count : 0.f;
-    float m2 = 0.f;
+      for (int e = 0; e < kVec; ++e) acc[0] += v[i][e];
+    norm::row_group_sum<true>(acc, scratch, parity);
+    const float mu = norm::mean_of(acc[0], d);
+    // Columns outside the row hold 0, which is not the mean: leave them out of the deviations.
+    acc[0] = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (fast && !br.inside[i]) continue;
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
-        const float dev = fast || br.column(i) + e < d ? v[i][e] - m.mean : 0.f;
-        m2 = fmaf(dev, dev, m2);
+        const float dev = fast || br.column(i) + e < d ? v[i][e] - mu : 0.f;
+        acc[0] = fmaf(dev, dev, acc[0]);
       }
     }
-    m.m2 = m2;
-    m = norm::row_group_moments(m, scratch, parity);
-    const float mu = m.mean;
-    const float inv_std = rsqrtf(norm::mean_of(m.m2, d) + eps);
+    norm::row_group_sum<true>(acc, scratch, parity);
+    const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
     if (threadIdx.x == 0) {
       if (mean != nullptr) mean[row] = mu;
       if (rstd != nullptr) rstd[row] = inv_std;

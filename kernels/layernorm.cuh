@@ -6,6 +6,7 @@
 // keeps full accuracy when |mean| >> std, where the one-pass E[x^2] - mean^2 cancels.
 #pragma once
 #include "norm_common.cuh"
+#include "row_moments.cuh"
 #include "row_reads.cuh"
 
 namespace ladder {
@@ -155,6 +156,143 @@ __global__ void __launch_bounds__(MAX_THREADS)
               yr, c0, cols, access.vec, v, known_inside);
         }
       });
+    }
+  }
+}
+
+}  // namespace ladder
+
+namespace ladder {
+
+// Several rows a thread (schedule=rows2|rows4): same arguments, results and aliasing as
+// layernorm_fwd. Each row group normalizes ROWS consecutive rows at once: their loads are all in
+// flight together, each chunk of gamma and beta is read once for all of them, and one reduction
+// (one barrier)
+// serves them all: each thread's exact two-pass statistics of each row, from registers, joined
+// by the parallel-variance formula (row_moments.cuh). Launch: block (TPR, RPB, 1) as
+// layernorm_fwd, with one tile covering the row (TPR * ITEMS * VEC >= d + phase; a launch that
+// breaks it traps), and a grid of at least ceil(rows / (RPB * ROWS)) blocks (or fewer: blocks
+// stride over the rest).
+template <typename T, int ITEMS, int ROWS>
+__global__ void __launch_bounds__(1024)
+    layernorm_fwd_rows(T* y, const T* x, const T* gamma, const T* beta, float* mean, float* rstd,
+                       int rows, int d, int x_stride, int y_stride, float eps) {
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  __shared__ norm::ReduceScratch<3 * ROWS> scratch;
+  int parity = 0;
+  const long long group_rows = static_cast<long long>(blockDim.y) * ROWS;
+  for (long long base = blockIdx.x * group_rows; base < rows; base += gridDim.x * group_rows) {
+    const long long first = base + static_cast<long long>(threadIdx.y) * ROWS;
+    uint4 xs[ROWS][ITEMS];
+    norm::RowAccess access[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const long long row = first + r;
+      const bool active = row < rows;  // inactive rows point at row 0 and neither load nor store
+      const void* ptrs[2] = {x + (active ? row : 0) * static_cast<long long>(x_stride),
+                             y + (active ? row : 0) * static_cast<long long>(y_stride)};
+      access[r] = norm::row_access<T>(ptrs, 2);
+      norm::trap_unless_one_tile<T, ITEMS>(d, access[r].phase);
+      norm::load_tile<T, ITEMS>(static_cast<const T*>(ptrs[0]), 0, access[r].vec,
+                                access[r].phase, active ? d : 0, xs[r]);
+    }
+    // Each thread's count, mean and squared deviations of each row. Columns outside the row hold
+    // 0 (load_tile), which adds nothing to the sum but is not the mean: the deviations leave them
+    // out.
+    norm::Moments m[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const int cols = first + r < rows ? d : 0;
+      int count = 0;
+      float sum = 0.f;
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        const int c0 = norm::chunk_column<T, ITEMS>(0, i, access[r].phase);
+        count += max(0, min(c0 + kVec, cols) - max(c0, 0));
+        float v[kVec];
+        E::unpack(xs[r][i], v);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) sum += v[e];
+      }
+      m[r].n = static_cast<float>(count);
+      m[r].mean = count > 0 ? sum / static_cast<float>(count) : 0.f;
+      float m2 = 0.f;
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        const int c0 = norm::chunk_column<T, ITEMS>(0, i, access[r].phase);
+        float v[kVec];
+        E::unpack(xs[r][i], v);
+        if (norm::chunk_inside<T>(c0, cols)) {
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) m2 = fmaf(v[e] - m[r].mean, v[e] - m[r].mean, m2);
+        } else {
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) {
+            const float dev = (c0 + e >= 0 && c0 + e < cols) ? v[e] - m[r].mean : 0.f;
+            m2 = fmaf(dev, dev, m2);
+          }
+        }
+      }
+      m[r].m2 = m2;
+    }
+    norm::row_group_moments(m, scratch, parity);
+    float mu[ROWS], inv_std[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const long long row = first + r;
+      mu[r] = m[r].mean;
+      inv_std[r] = rsqrtf(norm::mean_of(m[r].m2, d) + eps);
+      if (row < rows && threadIdx.x == 0) {
+        if (mean != nullptr) mean[row] = mu[r];
+        if (rstd != nullptr) rstd[row] = inv_std[r];
+      }
+    }
+    // Chunk by chunk, each chunk of gamma and beta read once for every row on the first row's
+    // chunk grid (a row on another grid, an odd stride, reads its own): holding the whole tile
+    // of both beside the rows spills.
+    const bool gamma_vec = norm::weight_vec_ok(gamma, access[0]);
+    const bool beta_vec = norm::weight_vec_ok(beta, access[0]);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int first_c0 = norm::chunk_column<T, ITEMS>(0, i, access[0].phase);
+      uint4 g0 = make_uint4(0u, 0u, 0u, 0u), b0 = g0;
+      if (gamma != nullptr)
+        g0 = norm::load_chunk_packed<T, norm::Load::ReadOnly>(gamma, first_c0, d, gamma_vec);
+      if (beta != nullptr)
+        b0 = norm::load_chunk_packed<T, norm::Load::ReadOnly>(beta, first_c0, d, beta_vec);
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        const long long row = first + r;
+        const bool active = row < rows;
+        const int cols = active ? d : 0;
+        T* yr = y + (active ? row : 0) * static_cast<long long>(y_stride);
+        const bool shared_grid = access[r].phase == access[0].phase;
+        const int c0 = norm::chunk_column<T, ITEMS>(0, i, access[r].phase);
+        float v[kVec];
+        E::unpack(xs[r][i], v);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) v[e] = (v[e] - mu[r]) * inv_std[r];
+        if (gamma != nullptr) {
+          float g[kVec];
+          E::unpack(shared_grid ? g0
+                                : norm::load_chunk_packed<T, norm::Load::ReadOnly>(
+                                      gamma, c0, d, norm::weight_vec_ok(gamma, access[r])),
+                    g);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) v[e] *= g[e];
+        }
+        if (beta != nullptr) {
+          float b[kVec];
+          E::unpack(shared_grid ? b0
+                                : norm::load_chunk_packed<T, norm::Load::ReadOnly>(
+                                      beta, c0, d, norm::weight_vec_ok(beta, access[r])),
+                    b);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) v[e] += b[e];
+        }
+        norm::store_chunk(yr, c0, cols, access[r].vec, v);
+      }
     }
   }
 }

@@ -3,16 +3,14 @@
 // keeps the row's lines (createpolicy evict_last) so that the later reads hit L2 rather than
 // DRAM. A thread holds four chunks at a time, whatever d, so many rows are in flight an SM.
 // PASSES 3: the exact two-pass statistics (the sum, then the squared deviations from the mean),
-// then the output. PASSES 2: each thread's sums shifted by its own first value K, summarized as
-// a count, mean and squared deviations and joined over the block by the parallel-variance formula
-// in one block reduction (row_moments.cuh), then the output. Shifting by a value of the thread's
-// own data bounds the cancellation of sum((x-K)^2) - (sum(x-K))^2 / n: the shift point's own
-// deviation is part of the thread's variance, so the relative error stays within about n ulps
-// for the thread's n values.
+// then the output. PASSES 2: each thread's sums shifted by its own first value K, joined over the
+// block by the parallel-variance identity (two block sums, as PASSES 3 has), then the output.
+// Shifting by a value of the thread's own data bounds the cancellation of
+// sum((x-K)^2) - (sum(x-K))^2 / n: the shift point's own deviation is part of the thread's
+// variance, so the relative error stays within about n ulps for the thread's n values.
 // Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh, stream_row.cuh.
 #pragma once
 #include "norm_common.cuh"
-#include "row_moments.cuh"
 #include "stream_row.cuh"
 
 namespace ladder {
@@ -32,7 +30,6 @@ __global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof
   constexpr int kVec = E::kVec;
   norm::expect_stream_block<THREADS>();
   __shared__ norm::ReduceScratch<1> scratch;
-  __shared__ norm::ReduceScratch<3> moments_scratch;
   int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);
   const bool fast = norm::stream_vec_ok(x, x_stride, y, y_stride, d, gamma, beta);
@@ -41,6 +38,7 @@ __global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof
   const int per_unit = fast ? kVec : 1;
   const float my_count =
       tx < units ? static_cast<float>(((units - 1 - tx) / THREADS + 1) * per_unit) : 0.f;
+  const float my_inv_count = my_count > 0.f ? 1.f / my_count : 0.f;
   const unsigned long long keep = norm::l2_keep_policy();
 
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
@@ -77,11 +75,16 @@ __global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof
           q = fmaf(dev, dev, q);
         }
       });
-      // The threads' summaries joined by the parallel-variance formula: one block reduction.
-      const norm::Moments m = norm::row_group_moments(
-          norm::shifted_moments(my_count, shift, s, q), moments_scratch, parity);
-      mu = m.mean;
-      var = norm::mean_of(m.m2, d);
+      // The row's sum, then its squared deviations as the parallel-variance identity has them:
+      // the threads' own (q - s^2 / n) plus n (mean_t - mean)^2 each.
+      float acc[1] = {fmaf(my_count, shift, s)};
+      norm::row_group_sum<true>(acc, scratch, parity);
+      mu = norm::mean_of(acc[0], d);
+      const float dev_mean = shift + s * my_inv_count - mu;
+      acc[0] = my_count > 0.f ? fmaxf(q - s * s * my_inv_count, 0.f) + my_count * dev_mean * dev_mean
+                              : 0.f;
+      norm::row_group_sum<true>(acc, scratch, parity);
+      var = norm::mean_of(acc[0], d);
     }
     const float inv_std = rsqrtf(var + eps);
     if (tx == 0) {

@@ -37,31 +37,52 @@ __device__ __forceinline__ Moments shuffle_xor(const Moments& m, int offset) {
   return r;
 }
 
-// Joins the threads' summaries over the row group; every thread of the group receives the same
-// bits. The group layout and the barrier rule are row_group_sum's (norm_common.cuh): when
-// blockDim.x > 32, every thread of the block must reach it.
-__device__ __forceinline__ Moments row_group_moments(Moments m, ReduceScratch<3>& scratch,
-                                                     int& parity) {
+// Joins the threads' summaries of N rows over the row group; every thread of the group receives
+// the same bits. The group layout and the barrier rule are row_group_sum's (norm_common.cuh):
+// when blockDim.x > 32, every thread of the block must reach it.
+template <int N>
+__device__ __forceinline__ void row_group_moments(Moments (&m)[N], ReduceScratch<3 * N>& scratch,
+                                                  int& parity) {
   const int width = blockDim.x < 32 ? blockDim.x : 32;
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1)
-    if (offset < width) m = join(m, shuffle_xor(m, offset));
-  if (blockDim.x <= 32) return m;
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    if (offset < width) {
+#pragma unroll
+      for (int k = 0; k < N; ++k) m[k] = join(m[k], shuffle_xor(m[k], offset));
+    }
+  }
+  if (blockDim.x <= 32) return;
   const int lane = threadIdx.x & 31;
   const int warps = blockDim.x >> 5;
-  float (*buf)[3] = scratch.partial[parity] + threadIdx.y * warps;
+  float (*buf)[3 * N] = scratch.partial[parity] + threadIdx.y * warps;
   parity ^= 1;
   if (lane == 0) {
-    buf[threadIdx.x >> 5][0] = m.n;
-    buf[threadIdx.x >> 5][1] = m.mean;
-    buf[threadIdx.x >> 5][2] = m.m2;
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      buf[threadIdx.x >> 5][3 * k] = m[k].n;
+      buf[threadIdx.x >> 5][3 * k + 1] = m[k].mean;
+      buf[threadIdx.x >> 5][3 * k + 2] = m[k].m2;
+    }
   }
   __syncthreads();
-  m = Moments{};
-  if (lane < warps) m = Moments{buf[lane][0], buf[lane][1], buf[lane][2]};
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) m = join(m, shuffle_xor(m, offset));
-  return m;
+  for (int k = 0; k < N; ++k) {
+    m[k] = Moments{};
+    if (lane < warps) m[k] = Moments{buf[lane][3 * k], buf[lane][3 * k + 1], buf[lane][3 * k + 2]};
+  }
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) m[k] = join(m[k], shuffle_xor(m[k], offset));
+  }
+}
+
+// One row's.
+__device__ __forceinline__ Moments row_group_moments(const Moments& m, ReduceScratch<3>& scratch,
+                                                     int& parity) {
+  Moments one[1] = {m};
+  row_group_moments(one, scratch, parity);
+  return one[0];
 }
 
 // A thread's summary from sums shifted by one of its own values K (s = sum(x - K),
