@@ -27,7 +27,7 @@ for rep in 1 2; do
 done
 } > $OUT/bench-no-allocate.txt
 echo "bench done at $SECONDS s"
-grep -v "copy ceiling" $OUT/bench-no-allocate.txt | sort -k3,3 -k4,4 -k5,5n -k6,6n -k1,1 | awk '{print $1,$3,$4,$5,$6,$9,$12}'
+grep -v "copy ceiling" $OUT/bench-no-allocate.txt | sort -k2,2 -k4,4n -k5,5n -k1,1 | awk '{print $1,$2,$4,$5,$8,$11}'
 o=/tmp/o140; mkdir -p $o
 export LADDER_CACHE_DIR=/tmp/lc LADDER_KERNELS_DIR=$K
 (time SKIP_BUILD=1 OUT=$o bash scripts/device_check.sh ladders) > $OUT/device_log_ladders.txt 2>&1
