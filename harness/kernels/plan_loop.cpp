@@ -35,8 +35,8 @@ const std::vector<std::string> kLoopPasses{"auto", "2", "3"};
 //   against 137.3-137.4; add_rmsnorm fp32 16384x4096 257.3-257.5 against 265.3-265.4, 8192x8192
 //   255.0-255.3 against 266.8-267.1, 2048x32768 363.7-363.8 (512 threads, four groups a thread)
 //   against 402.3-402.8.
-// The widths left out tied or lost: LayerNorm at 16-bit 4096x16384, 16-bit
-// 2048x32768 but rmsnorm's (add_rmsnorm bf16 143.8 against 136.5), fp32 4096x16384, and fp32
+// The widths left out tied or lost: LayerNorm at 16-bit 4096x16384, 16-bit 2048x32768 but
+// rmsnorm's (add_rmsnorm bf16 143.8 against 136.5), fp32 4096x16384 but LayerNorm's, and fp32
 // 2048x32768 but add_rmsnorm's.
 // Call 137 (bench-loop-8.txt) raised the 16-bit RMSNorm's launch bound to 1536 / THREADS blocks an
 // SM, level or faster at every entry above, and measured RMSNorm 16-bit rows of 2048 chunks
