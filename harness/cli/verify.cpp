@@ -41,6 +41,10 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // strides, and a weight left unstaged (stage_weight=0), take their element-wise path. loop
 // (every forward op): the streamed row (LayerNorm's at both pass counts), narrow and wide
 // blocks, three blocks walking every row, in place; odd strides take its element-wise path.
+// bulk (LayerNorm): rows copied whole into shared-memory stages; three blocks walking every row
+// take the stages' barriers round many phases, with the row held in registers (ITEMS 1-2) or
+// read from its stage in each pass (16-bit ITEMS 4), and with one stage; odd strides, rows
+// that are not whole chunks and rows wider than the block take its element-wise path.
 // Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
 const std::vector<std::pair<std::int64_t, std::int64_t>> kSmallShapes{
     {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 16383}, {3, 32765}, {3, 32768}, {2, 65536}};
@@ -119,7 +123,13 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "loop"}, {"affine", "0"}, {"inplace", "y_x"}, {"loop_threads", "128"}},
             {{"schedule", "loop"}, {"strided", "odd"}, {"loop_passes", "2"}},
             {{"schedule", "loop"}, {"strided", "1"}, {"loop_grid", "3"}, {"loop_threads", "1024"}},
-            {{"schedule", "loop"}, {"loop_grid", "resident"}, {"loop_passes", "2"}, {"inplace", "y_x"}}};
+            {{"schedule", "loop"}, {"loop_grid", "resident"}, {"loop_passes", "2"}, {"inplace", "y_x"}},
+            {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"affine", "0"}, {"inplace", "y_x"}},
+            {{"schedule", "bulk"}, {"strided", "odd"}}, {{"schedule", "bulk"}, {"strided", "1"}, {"bulk_grid", "3"}},
+            {{"schedule", "bulk"}, {"bulk_items", "4"}, {"bulk_grid", "3"}},
+            {{"schedule", "bulk"}, {"bulk_items", "4"}, {"bulk_stages", "1"}, {"bulk_grid", "3"}, {"inplace", "y_x"}},
+            {{"schedule", "bulk"}, {"bulk_stages", "1"}, {"bulk_grid", "3"}, {"write_stats", "0"}},
+            {{"schedule", "bulk"}, {"bulk_threads", "1024"}, {"bulk_items", "1"}}};
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).
   if (op == "rmsnorm_bwd")

@@ -39,7 +39,7 @@ const std::vector<OpEntry>& table() {
         {"add_rmsnorm", detail::plan_add_rmsnorm,
          {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged", "wide", "packed", "decode", "row", "loop"}}, {"stages", {"2", "3"}}},
          detail::add_rmsnorm_row_limits()},
-        {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide", "packed", "row", "loop"}}}, detail::layernorm_row_limits()},
+        {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide", "packed", "row", "loop", "bulk"}}}, detail::layernorm_row_limits()},
         {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
         {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
         {"layernorm_bwd", detail::plan_layernorm_bwd, {{"shift", {"0", "1"}}, {"stats", {"saved", "recompute"}}},
@@ -121,6 +121,17 @@ std::vector<KernelRef> all_specializations() {
               v.erase("stages");
               v["loop_threads"] = threads;
               if (e.name == "layernorm") v["loop_passes"] = passes;
+              out.push_back({e.name, dt, v});
+            }
+          continue;
+        }
+        // schedule=bulk: one instantiation per ITEMS and block width.
+        if (combo.count("schedule") && combo.at("schedule") == "bulk") {
+          for (const char* items : {"1", "2", "4"})
+            for (const char* threads : {"32", "64", "128", "256", "512", "1024"}) {
+              auto v = combo;
+              v["bulk_items"] = items;
+              v["bulk_threads"] = threads;
               out.push_back({e.name, dt, v});
             }
           continue;

@@ -13,6 +13,8 @@ DeviceLimits DeviceLimits::from(const toolchain::DeviceInfo& device) {
   out.shared_per_block_optin =
       or_fallback(std::int64_t{device.shared_per_block_optin}, fallback.shared_per_block_optin);
   out.shared_per_sm = or_fallback(std::int64_t{device.shared_per_sm}, fallback.shared_per_sm);
+  out.compute_capability = device.cc_major > 0 ? device.cc_major * 10 + device.cc_minor
+                                                : fallback.compute_capability;
   return out;
 }
 

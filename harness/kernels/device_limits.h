@@ -16,12 +16,13 @@ struct DeviceLimits {
   int max_threads_per_sm = 0;
   std::int64_t shared_per_block_optin = 0;  // the most one block may opt into, static included
   std::int64_t shared_per_sm = 0;           // the SM's pool, the runtime's per-block 1 KiB included
+  int compute_capability = 0;               // major * 10 + minor: 90 for sm_90
 
   // The machine the planner's choices were measured on (reports/h200/): the default wherever
   // no device is at hand.
-  static constexpr DeviceLimits h200() { return {132, 2048, 227 * 1024, 228 * 1024}; }
+  static constexpr DeviceLimits h200() { return {132, 2048, 227 * 1024, 228 * 1024, 90}; }
   // sm_80, for tests: fewer SMs and 64 KiB less shared memory a block than the H200.
-  static constexpr DeviceLimits a100() { return {108, 2048, 163 * 1024, 164 * 1024}; }
+  static constexpr DeviceLimits a100() { return {108, 2048, 163 * 1024, 164 * 1024, 80}; }
   // From a context's device. An attribute the driver did not report (0) keeps the H200's value.
   static DeviceLimits from(const toolchain::DeviceInfo& device);
 };

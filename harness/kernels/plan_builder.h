@@ -224,6 +224,27 @@ struct LoopChoice {
   int passes = 0;
 };
 inline constexpr std::int64_t kLoopAutoMinRows = 2048;
+
+// schedule=bulk (plan_bulk.cpp, LayerNorm): kernels/layernorm_bulk.cuh, whose rows the Tensor
+// Memory Accelerator copies whole into shared-memory stages ahead of the row being normalized
+// (sm_90 and later: a plan error on an older device). ITEMS chunks a thread (bulk_items=auto|1|2|4;
+// auto: the fewest that keep the block within 1024 threads), a block of THREADS = the power of
+// two from 32 that covers the row at ITEMS, bulk_stages=auto|1..8 rows of shared memory a block
+// (auto: as many as the blocks the SM holds by registers leave room for, at least two), and
+// bulk_grid=auto|3 (the resident blocks, or three for tests: each walks many rows, so the stages'
+// barriers go round many phases). Rows off the 16-byte grid run the kernel's element-by-element
+// path, with no stages. Rewrites g.
+struct BulkPlan {
+  bool bulk = false;
+  int threads = 0, items = 0, stages = 0;
+  std::uint32_t shared_bytes = 0;
+};
+inline constexpr int kBulkMaxStages = 8;  // norm::kMaxBulkStages
+BulkPlan read_bulk(VariantReader& v, const std::string& op,
+                   const std::vector<std::string>& schedules, std::size_t elem_size,
+                   const Shape& s, bool misaligned, bool other_schedule,
+                   const DeviceLimits& device, RowGeometry& g);
+
 // auto's streamed choice for this call, or threads 0: the table's entry where the rows are
 // aligned, at least kLoopAutoMinRows, and the variant names only keys that leave the schedule
 // free. Where it takes the loop it resolves the reader's schedule=auto to "loop".

@@ -165,7 +165,9 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const LoopPlan loop = read_loop(v, op, kRmsnormSchedules, elem, s,
                                   staged.staged || rows_per_thread > 1 || packed.packed || decode || block_row,
                                   streamed, device, g);
-  if (block_row || loop.loop) wide = 0;
+  const BulkPlan bulk = read_bulk(v, op, kLayernormSchedules, elem, s, misaligned,
+                                  packed.packed || block_row || loop.loop, device, g);
+  if (block_row || loop.loop || bulk.bulk) wide = 0;
   const int row_grid = read_row_grid(v, op, kRmsnormSchedules, block_row, false);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
@@ -360,7 +362,9 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                                         g);
   const LoopPlan loop = read_loop(v, op, kLayernormSchedules, elem, s, packed.packed || block_row,
                                   streamed, device, g);
-  if (block_row || loop.loop) wide = 0;
+  const BulkPlan bulk = read_bulk(v, op, kLayernormSchedules, elem, s, misaligned,
+                                  packed.packed || block_row || loop.loop, device, g);
+  if (block_row || loop.loop || bulk.bulk) wide = 0;
   const int row_grid = read_row_grid(v, op, kLayernormSchedules, block_row, layernorm_row_resident(elem, s.d));
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
@@ -372,10 +376,13 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   L.source = source_path(packed.packed ? "packed_norm.cuh"
                          : block_row   ? "block_row.cuh"
                          : loop.loop   ? "layernorm_loop.cuh"
+                         : bulk.bulk   ? "layernorm_bulk.cuh"
                                        : "layernorm.cuh");
   L.entry = packed.packed ? packed_entry("layernorm_fwd_packed", ref.dtype, packed)
             : loop.loop   ? "ladder::layernorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +
                                 std::to_string(loop.threads) + ", " + std::to_string(loop.passes) + ">"
+            : bulk.bulk   ? "ladder::layernorm_fwd_bulk<" + dtype_template_name(ref.dtype) + ", " +
+                                std::to_string(bulk.items) + ", " + std::to_string(bulk.threads) + ">"
             : block_row   ? entry("layernorm_fwd_row", ref.dtype, g.items,
                                   ", " + std::to_string(g.threads_per_row))
                           : entry("layernorm_fwd", ref.dtype, g.items,
@@ -403,7 +410,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
             i32(strides["y"]),
             f32(eps)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, block_row ? row_shared : packed.shared_bytes);
+  set_geometry(L, g, block_row ? row_shared : bulk.bulk ? bulk.shared_bytes : packed.shared_bytes);
   L.oracle = "kernel.layernorm";
   L.scalars = {{"eps", eps}};
   return {L};

@@ -1,0 +1,101 @@
+// schedule=bulk for layernorm (kernels/layernorm_bulk.cuh): rows copied whole into shared-memory
+// stages by the Tensor Memory Accelerator, several rows ahead of the one being normalized.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "harness/kernels/plan_builder.h"
+
+namespace ladder::kernels::detail {
+namespace {
+
+const std::vector<std::string> kBulkItems{"auto", "1", "2", "4"};
+const std::vector<std::string> kBulkThreads{"auto", "32", "64", "128", "256", "512", "1024"};
+const std::vector<std::string> kBulkStages{"auto", "1", "2", "3", "4", "5", "6", "7", "8"};
+
+// The kernel's launch bound caps a thread at 64 registers (1024 / THREADS blocks an SM), and its
+// static shared memory (reduce scratch and barriers) is 320 bytes: kStaticSharedReserve covers it.
+constexpr int kBulkRegisters = 64;
+constexpr std::int64_t kBlockReserve = 1024;  // the runtime's per-block shared memory
+
+// The blocks of `threads` an SM holds with `stage_bytes` of stages each.
+std::int64_t bulk_blocks_per_sm(const DeviceLimits& device, int threads, std::int64_t stage_bytes) {
+  return resident_blocks_per_sm(device, threads, stage_bytes + kStaticSharedReserve, kBulkRegisters);
+}
+
+}  // namespace
+
+BulkPlan read_bulk(VariantReader& v, const std::string& op,
+                   const std::vector<std::string>& schedules, std::size_t elem_size,
+                   const Shape& s, bool misaligned, bool other_schedule,
+                   const DeviceLimits& device, RowGeometry& g) {
+  const std::string schedule = v.get("schedule", "auto", schedules);
+  const std::string items_key = v.get("bulk_items", "auto", kBulkItems);
+  const std::string threads_key = v.get("bulk_threads", "auto", kBulkThreads);
+  const std::string stages_key = v.get("bulk_stages", "auto", kBulkStages);
+  const std::string grid_key = v.get("bulk_grid", "auto", {"auto", "3"});
+  for (const auto& [key, value] : {std::pair{"bulk_items", items_key},
+                                   std::pair{"bulk_threads", threads_key},
+                                   std::pair{"bulk_stages", stages_key},
+                                   std::pair{"bulk_grid", grid_key}})
+    if (value != "auto" && (other_schedule || schedule != "bulk"))
+      fail(op, std::string(key) + "=" + value + " needs schedule=bulk");
+  BulkPlan plan;
+  if (other_schedule || schedule != "bulk") return plan;
+  if (device.compute_capability < 90)
+    fail(op, "schedule=bulk needs sm_90 or later (the Tensor Memory Accelerator's bulk copies); "
+             "this device is sm_" + std::to_string(device.compute_capability));
+  plan.bulk = true;
+  const std::int64_t chunks = row_chunks(elem_size, s.d, false);
+  const std::int64_t row_bytes = s.d * static_cast<std::int64_t>(elem_size);
+  // ITEMS: pinned, or the fewest that keep the block within 1024 threads (4 where none does).
+  plan.items = items_key != "auto" ? std::stoi(items_key) : 4;
+  if (items_key == "auto")
+    for (int items : {1, 2, 4})
+      if (ceil_div(chunks, items) <= 1024) {
+        plan.items = items;
+        break;
+      }
+  plan.threads = threads_key != "auto"
+                     ? std::stoi(threads_key)
+                     : std::clamp(pow2_at_least(ceil_div(chunks, plan.items)), 32, 1024);
+  // The bulk path: rows and weights on the 16-byte grid, d a whole number of chunks, a block
+  // that covers the row, and at least one row of stages within a block's shared memory. Anything
+  // else runs the kernel's element-by-element path, which takes no shared memory.
+  const std::int64_t max_stage_bytes = device.shared_per_block_optin - kStaticSharedReserve;
+  const bool on_path = !misaligned && row_bytes % kChunkBytes == 0 &&
+                       static_cast<std::int64_t>(plan.threads) * plan.items >= chunks &&
+                       row_bytes <= max_stage_bytes;
+  std::int64_t per_sm = bulk_blocks_per_sm(device, plan.threads, 0);
+  if (on_path) {
+    if (stages_key != "auto") {
+      plan.stages = std::stoi(stages_key);
+      if (plan.stages * row_bytes > max_stage_bytes)
+        fail(op, "bulk_stages=" + stages_key + " rows of " + std::to_string(row_bytes) +
+                     " bytes exceed a block's " + std::to_string(max_stage_bytes) +
+                     " bytes of shared memory");
+    } else {
+      // As many stages as the blocks the registers allow leave room for; fewer blocks where that
+      // is under two stages (one row in flight while another is normalized).
+      for (;; --per_sm) {
+        const std::int64_t room =
+            (device.shared_per_sm - kBlockReserve) / per_sm - kBlockReserve - kStaticSharedReserve;
+        plan.stages = static_cast<int>(std::min<std::int64_t>(
+            {kBulkMaxStages, room / row_bytes, max_stage_bytes / row_bytes}));
+        if (plan.stages >= 2 || per_sm == 1) break;
+      }
+    }
+    plan.shared_bytes = static_cast<std::uint32_t>(plan.stages * row_bytes);
+    per_sm = bulk_blocks_per_sm(device, plan.threads, plan.shared_bytes);
+  }
+  g.items = plan.items;
+  g.threads_per_row = plan.threads;
+  g.rows_per_block = 1;
+  g.streams = false;
+  const std::int64_t rows = std::max<std::int64_t>(1, s.rows);
+  g.blocks = grid_key == "3" ? std::min<std::int64_t>(rows, 3)
+                             : std::min<std::int64_t>(rows, device.sm_count * per_sm);
+  return plan;
+}
+
+}  // namespace ladder::kernels::detail

@@ -1,0 +1,76 @@
+// Whole rows copied into shared memory by the Tensor Memory Accelerator (sm_90 and later): one
+// thread starts a row's copy with one instruction (cp.async.bulk), and an mbarrier counts its
+// bytes in, so the rows ahead are in flight at no register or instruction cost to the others.
+// Every function here is sm_90 PTX; callers guard their use with LADDER_BULK_COPY and keep a
+// path for older devices.
+#pragma once
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define LADDER_BULK_COPY 1
+#else
+#define LADDER_BULK_COPY 0
+#endif
+
+namespace ladder {
+namespace norm {
+
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+#if LADDER_BULK_COPY
+// An mbarrier that completes a phase when `arrivals` threads have arrived and every byte they
+// announced has landed.
+__device__ __forceinline__ void bulk_barrier_init(unsigned long long* bar, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(arrivals)
+               : "memory");
+}
+
+// Makes initialized barriers visible to the copy engine (the async proxy); then a block barrier
+// makes them visible to the other threads.
+__device__ __forceinline__ void bulk_barrier_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// Orders this block's earlier shared-memory reads (made visible to this thread by a block
+// barrier) before a copy that overwrites them.
+__device__ __forceinline__ void bulk_reuse_fence() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// An L2 policy for rows read once: their lines go first.
+__device__ __forceinline__ unsigned long long l2_evict_first_policy() {
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+// Arrives on `bar` announcing `bytes`, and starts copying them from global `src` to shared `dst`
+// (both 16-byte aligned, bytes a multiple of 16); the barrier's phase completes when they land.
+__device__ __forceinline__ void bulk_copy_row(void* dst, const void* src, unsigned bytes,
+                                              unsigned long long* bar, unsigned long long policy) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)),
+               "r"(bytes)
+               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1], %2, [%3], %4;" ::"r"(shared_address(dst)),
+      "l"(src), "r"(bytes), "r"(shared_address(bar)), "l"(policy)
+      : "memory");
+}
+
+// Spins until the barrier's phase of this parity has completed.
+__device__ __forceinline__ void bulk_wait(unsigned long long* bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done) {
+    asm volatile(
+        "{ .reg .pred p;\n"
+        "  mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "  selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(shared_address(bar)), "r"(parity)
+        : "memory");
+  }
+}
+#endif
+
+}  // namespace norm
+}  // namespace ladder
