@@ -137,7 +137,6 @@ __global__ void __launch_bounds__(THREADS, THREADS <= 1024 / 2 ? 1024 / THREADS 
     // widened again in each pass; where even that spills (kHoldRow false) each pass reads it
     // from its stage again.
     uint4 u[ITEMS];
-    auto chunk = [&](int i) { return kHoldRow ? u[i] : staged[i * THREADS + tx]; };
     float acc[1] = {0.f};
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -147,6 +146,7 @@ __global__ void __launch_bounds__(THREADS, THREADS <= 1024 / 2 ? 1024 / THREADS 
 #pragma unroll
       for (int e = 0; e < kVec; ++e) acc[0] += v[e];
     }
+    auto chunk = [&](int i) { return kHoldRow ? u[i] : staged[i * THREADS + tx]; };
     norm::row_group_sum<true>(acc, scratch, parity);
     // Every thread has read its chunks of the stage it no longer needs (the sum above needed
     // this row's; the last pass of the row before read that row's): refill it.

@@ -218,7 +218,10 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::layernorm_fwd_loop<float, 1024, 2>",
                            "ladder::rmsnorm_fwd_loop<__half, 512>",
                            "ladder::add_rmsnorm_fwd_loop<__nv_bfloat16, 256, true>",
-                           "ladder::add_rmsnorm_fwd_loop<float, 1024, false>"}) {
+                           "ladder::add_rmsnorm_fwd_loop<float, 1024, false>",
+                           "ladder::layernorm_fwd_bulk<__nv_bfloat16, 2, 1024>",
+                           "ladder::layernorm_fwd_bulk<__half, 4, 32>",
+                           "ladder::layernorm_fwd_bulk<float, 1, 512>"}) {
     INFO(must);
     CHECK(entries.count(must) == 1);
   }

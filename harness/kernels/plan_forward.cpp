@@ -165,9 +165,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const LoopPlan loop = read_loop(v, op, kRmsnormSchedules, elem, s,
                                   staged.staged || rows_per_thread > 1 || packed.packed || decode || block_row,
                                   streamed, device, g);
-  const BulkPlan bulk = read_bulk(v, op, kLayernormSchedules, elem, s, misaligned,
-                                  packed.packed || block_row || loop.loop, device, g);
-  if (block_row || loop.loop || bulk.bulk) wide = 0;
+  if (block_row || loop.loop) wide = 0;
   const int row_grid = read_row_grid(v, op, kRmsnormSchedules, block_row, false);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
