@@ -114,13 +114,12 @@ __global__ void __launch_bounds__(THREADS, THREADS <= 1024 / 2 ? 1024 / THREADS 
     b[i] = inside[i] && beta != nullptr ? __ldg(reinterpret_cast<const uint4*>(beta) + c)
                                         : make_uint4(0u, 0u, 0u, 0u);
   }
-  const unsigned long long policy = norm::l2_evict_first_policy();
   auto start_copy = [&](int k) {  // the block's k-th row into stage k % stages
     const long long row = blockIdx.x + static_cast<long long>(k) * gridDim.x;
     if (row >= rows) return;
     const int s = k % stages;
     norm::bulk_copy_row(stage_chunks + static_cast<long long>(s) * chunks,
-                        x + row * static_cast<long long>(x_stride), row_bytes, &landed[s], policy);
+                        x + row * static_cast<long long>(x_stride), row_bytes, &landed[s]);
   };
   if (tx == 0) {
     for (int s = 0; s < stages; ++s) norm::bulk_barrier_init(&landed[s], 1);

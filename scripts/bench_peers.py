@@ -12,10 +12,14 @@ plus a device-to-device copy in the same run, the ceiling every figure is a frac
 Bandwidth counts the minimum bytes an op must move: fused forward reads x, r, w and writes y, h;
 RMSNorm reads x, w and writes y; LayerNorm reads x, gamma, beta and writes y; backward reads x, dy,
 w and writes dx, dw (and dbeta for LayerNorm). Times are medians of CUDA-event timings; "cold"
-flushes L2 before every repetition (outside the timed region), "hot" does not.
+flushes L2 before every repetition (outside the timed region), "hot" does not. A cold entry also
+carries "us_clean": the same flush followed by one read of the flush buffer, so that the L2 holds
+clean lines only and the timed call pays for no write-back of the flush's dirty ones (as
+`ladder bench`'s cold_clean_us, harness/bench/l2_flush.h).
 
 Writes JSON (--json FILE, replaced atomically after every measurement):
-  {"peers": [{"op", "dtype", "rows", "d", "impl", "cache", "us", "gbps", "fraction_of_copy"}
+  {"peers": [{"op", "dtype", "rows", "d", "impl", "cache", "us", "gbps", "fraction_of_copy",
+              "us_clean" (cold only)}
              | {..., "error": "..."}],
    "copy_gbps": ..., "device": ..., "torch": ..., "triton": ..., "date": ...}
 A failing implementation records its error and the run goes on.
@@ -52,9 +56,11 @@ class Timer:
         self.reps = reps
         self.warmup = warmup
         self.flush_buffer = torch.empty(L2_FLUSH_BYTES, dtype=torch.uint8, device="cuda")
+        self.flush_words = self.flush_buffer.view(torch.int64)
 
-    def median_us(self, fn, cold):
-        """Median over reps of one call's GPU time, in microseconds."""
+    def median_us(self, fn, cold, clean=False):
+        """Median over reps of one call's GPU time, in microseconds. clean: after the cold
+        flush's writes, read the flush buffer once (a sum), leaving the L2 clean."""
         for _ in range(self.warmup):
             fn()
         torch.cuda.synchronize()
@@ -63,6 +69,8 @@ class Timer:
         for i in range(self.reps):
             if cold:
                 self.flush_buffer.zero_()
+                if clean:
+                    self.flush_words.sum()
             starts[i].record()
             fn()
             ends[i].record()
@@ -291,8 +299,11 @@ def main():
                     us = timer.median_us(fn, cache == "cold")
                     gbps = min_bytes(op, rows, d, dtype.itemsize) / (us * 1e-6) / 1e9
                     entry.update(us=us, gbps=gbps, fraction_of_copy=gbps / doc["copy_gbps"])
+                    if cache == "cold":
+                        entry["us_clean"] = timer.median_us(fn, True, clean=True)
                     print(f"{op:14s} {dt:4s} {rows:6d}x{d:<6d} {impl:22s} {cache:4s} "
-                          f"{us:10.2f} us {gbps:8.0f} GB/s {entry['fraction_of_copy']:.2f}")
+                          f"{us:10.2f} us {gbps:8.0f} GB/s {entry['fraction_of_copy']:.2f}"
+                          + (f" clean {entry['us_clean']:10.2f} us" if "us_clean" in entry else ""))
                 except Exception as e:
                     entry["error"] = f"{type(e).__name__}: {e}".strip()[:2000]
                     entry["traceback"] = "".join(

@@ -41,3 +41,27 @@ TEST_CASE("bench tables show the same-size copy's fraction, or a dash where none
   CHECK(table.find("0.900") != std::string::npos);
   CHECK(table.find("same-size") != std::string::npos);
 }
+
+TEST_CASE("bench tables carry the clean-flush times beside the dirty ones, ours and the best peer's", "[bench]") {
+  json doc = document();
+  // 300 MB in 75 us with a clean L2: 4000 GB/s, the whole ceiling.
+  doc["results"][0]["cold_clean_us"] = 75.0;
+  doc = ladder::bench::annotate(doc);
+  CHECK(doc["results"][0]["cold_clean_gbps"].get<double>() == Approx(4000.0));
+  CHECK(doc["results"][0]["cold_clean_fraction"].get<double>() == Approx(1.0));
+  CHECK_FALSE(doc["results"][1].contains("cold_clean_fraction"));
+  json peers;
+  peers["peers"] = json::array();
+  peers["peers"].push_back({{"op", "rmsnorm"}, {"dtype", "bf16"}, {"rows", 8}, {"d", 8}, {"impl", "triton"},
+                            {"us", 95.0}, {"us_clean", 80.0}});
+  peers["peers"].push_back({{"op", "rmsnorm"}, {"dtype", "bf16"}, {"rows", 8}, {"d", 8}, {"impl", "torch_compile"},
+                            {"us", 90.0}, {"us_clean", 85.0}});
+  const std::string md = ladder::bench_markdown(doc, "bench.json", peers);
+  // Each column takes its own fastest peer: torch_compile dirty, triton clean.
+  CHECK(md.find("| 90.00 (torch_compile) | 75.00 | 80.00 (triton) |") != std::string::npos);
+  CHECK(md.find("| — | — | — |") != std::string::npos);  // layernorm: no peer, no clean time
+  CHECK(ladder::peers_markdown(peers).find("| 95.00 | 0 | 0.000 | 80.00 |") != std::string::npos);
+  const std::string table = ladder::bench::bench_terminal_table(doc);
+  CHECK(table.find("clean us") != std::string::npos);
+  CHECK(table.find("75.00  1.000") != std::string::npos);
+}

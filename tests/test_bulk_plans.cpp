@@ -27,41 +27,47 @@ std::int64_t stages_of(const KernelLaunch& L, std::int64_t row_bytes) {
 
 TEST_CASE("schedule=bulk: layernorm rows staged whole, ITEMS and block from the row's chunks", "[kernels]") {
   ladder::register_builtin_oracles();
-  // bf16 d = 16384: 2048 chunks, two a thread in 1024 threads; one block an SM (64 registers a
-  // thread) with as many 32 KiB stages as its shared memory holds: seven of the H200's 227 KiB.
+  // bf16 d = 16384: 2048 chunks, four a thread in 512 threads; two blocks an SM by registers (64
+  // a thread), each with as many 32 KiB stages as half the H200's 228 KiB holds: three.
   const auto wide = bulk_of(DType::BF16, 4096, 16384);
-  CHECK(wide.entry == "ladder::layernorm_fwd_bulk<__nv_bfloat16, 2, 1024>");
+  CHECK(wide.entry == "ladder::layernorm_fwd_bulk<__nv_bfloat16, 4, 512>");
   CHECK(wide.source.find("layernorm_bulk.cuh") != std::string::npos);
-  CHECK(wide.block[0] == 1024);
-  CHECK(wide.grid[0] == 132);
-  CHECK(stages_of(wide, 16384 * 2) == 7);
+  CHECK(wide.block[0] == 512);
+  CHECK(wide.grid[0] == 132 * 2);
+  CHECK(stages_of(wide, 16384 * 2) == 3);
   CHECK(wide.shared_bytes % (16384 * 2) == 0);
-  CHECK(wide.shared_bytes <= DeviceLimits::h200().shared_per_block_optin - 1024);
-  // bf16 d = 1024: 128 chunks, one a thread in 128 threads; eight blocks an SM by registers, each
-  // with the most stages the kernel's barriers allow.
+  // bf16 d = 1024: 128 chunks, a warp a row; 32 blocks an SM, two 2 KiB stages each.
   const auto narrow = bulk_of(DType::BF16, 65536, 1024);
-  CHECK(narrow.entry == "ladder::layernorm_fwd_bulk<__nv_bfloat16, 1, 128>");
-  CHECK(narrow.grid[0] == 132 * 8);
-  CHECK(stages_of(narrow, 2048) == 8);
-  // d = 32768 bf16: four chunks a thread; three 64 KiB stages in the one block an SM.
+  CHECK(narrow.entry == "ladder::layernorm_fwd_bulk<__nv_bfloat16, 4, 32>");
+  CHECK(narrow.grid[0] == 132 * 32);
+  CHECK(stages_of(narrow, 2048) == 2);
+  // d = 32768 bf16: 1024 threads, one block an SM, three 64 KiB stages.
   const auto widest = bulk_of(DType::BF16, 2048, 32768);
   CHECK(widest.entry == "ladder::layernorm_fwd_bulk<__nv_bfloat16, 4, 1024>");
+  CHECK(widest.grid[0] == 132);
   CHECK(stages_of(widest, 65536) == 3);
-  // fp32 d = 4096: 1024 chunks, one a thread.
-  CHECK(bulk_of(DType::F32, 16384, 4096).entry == "ladder::layernorm_fwd_bulk<float, 1, 1024>");
+  CHECK(widest.shared_bytes <= DeviceLimits::h200().shared_per_block_optin - 1024);
+  // fp32 d = 4096: 1024 chunks, 256 threads, four blocks an SM of three 16 KiB stages.
+  const auto f32 = bulk_of(DType::F32, 16384, 4096);
+  CHECK(f32.entry == "ladder::layernorm_fwd_bulk<float, 4, 256>");
+  CHECK(stages_of(f32, 16384) == 3);
   // Fewer rows than the SMs hold: a block a row.
   CHECK(bulk_of(DType::BF16, 7, 16384).grid[0] == 7);
   // Zero rows: one block, which returns at once.
   CHECK(bulk_of(DType::BF16, 0, 64).grid[0] == 1);
 
-  // Pinned ITEMS, block and stages.
-  const auto four = bulk_of(DType::BF16, 4096, 16384, {{"bulk_items", "4"}});
-  CHECK(four.entry == "ladder::layernorm_fwd_bulk<__nv_bfloat16, 4, 512>");
-  CHECK(four.grid[0] == 132 * 2);
-  CHECK(stages_of(four, 32768) == 3);
-  const auto two = bulk_of(DType::BF16, 4096, 16384, {{"bulk_stages", "2"}});
-  CHECK(two.shared_bytes == 2 * 32768);
-  CHECK(bulk_of(DType::F16, 83, 8, {{"bulk_threads", "256"}}).entry == "ladder::layernorm_fwd_bulk<__half, 1, 256>");
+  // Pinned ITEMS, block and stages. One 1024-thread block an SM: seven 32 KiB stages of the
+  // H200's 227 KiB a block; eight (the kernel's most) of 2 KiB rows in each of eight blocks.
+  const auto two = bulk_of(DType::BF16, 4096, 16384, {{"bulk_items", "2"}});
+  CHECK(two.entry == "ladder::layernorm_fwd_bulk<__nv_bfloat16, 2, 1024>");
+  CHECK(two.grid[0] == 132);
+  CHECK(stages_of(two, 32768) == 7);
+  const auto one = bulk_of(DType::BF16, 65536, 1024, {{"bulk_items", "1"}});
+  CHECK(one.entry == "ladder::layernorm_fwd_bulk<__nv_bfloat16, 1, 128>");
+  CHECK(one.grid[0] == 132 * 8);
+  CHECK(stages_of(one, 2048) == 8);
+  CHECK(bulk_of(DType::BF16, 4096, 16384, {{"bulk_stages", "2"}}).shared_bytes == 2 * 32768);
+  CHECK(bulk_of(DType::F16, 83, 8, {{"bulk_threads", "256"}}).entry == "ladder::layernorm_fwd_bulk<__half, 4, 256>");
   CHECK(bulk_of(DType::BF16, 83, 2049, {{"bulk_grid", "3"}}).grid[0] == 3);
 
   // Off the bulk path, no stages: the kernel then runs its element-by-element path.

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/bench/bench_spec.h"
+#include "harness/bench/l2_flush.h"
 #include "harness/device/buffers.h"
 #include "harness/device/generators.h"
 #include "harness/isolate/launcher.h"
@@ -63,20 +64,17 @@ void launch_all(std::vector<PackedLaunch>& launches) {
   }
 }
 
-// Median microseconds of `reps` runs of `work`, each between two events; with `flush`, the L2 is
-// overwritten first (run i writes byte i), as before a cold launch. Kernels and copies are timed
-// the same way.
+// Median microseconds of `reps` runs of `work`, each between two events, after `prepare(i)`
+// (outside them: an L2 flush before a cold launch, nothing before a hot one). Kernels and copies
+// are timed the same way.
 // Cold timings of a case (its kernels, its same-size copy): a quarter of the hot launches, at least 5.
 int cold_reps(int iters) { return std::max(5, iters / 4); }
 
-template <typename Work>
-double median_timed(int reps, const toolchain::DeviceMemory* flush, Work&& work) {
-  const auto& api = *toolchain::driver();
+template <typename Prepare, typename Work>
+double median_timed(int reps, Prepare&& prepare, Work&& work) {
   std::vector<double> us;
   for (int i = 0; i < reps; ++i) {
-    if (flush != nullptr)
-      check(api.MemsetD8Async(flush->get(), static_cast<unsigned char>(i), flush->size(), nullptr),
-            "cuMemsetD8Async (flush)");
+    prepare(i);
     const Event a = Event::create(), b = Event::create();
     a.record();
     work();
@@ -86,10 +84,13 @@ double median_timed(int reps, const toolchain::DeviceMemory* flush, Work&& work)
   return median(us);
 }
 
+void no_flush(int) {}
+
 // Hot: `iters` back-to-back launches between two events (launch gaps hidden by the queue).
-// Cold: a flush of twice the L2 before each launch, events around the launch alone.
+// Cold: a flush of twice the L2 before each launch (dirty, and clean: l2_flush.h), events around
+// the launch alone.
 json time_plans(const std::vector<KernelLaunch>& plans, isolate::ImageSet& images,
-                const toolchain::DeviceMemory& flush, int iters) {
+                const L2Flush& flush, int iters) {
   const auto& api = *toolchain::driver();
   DeviceBuffers buffers(plans.front().buffers);
   const auto inputs = generate_inputs(plans.front().buffers, [&](const ConcreteBuffer& b) {
@@ -100,16 +101,19 @@ json time_plans(const std::vector<KernelLaunch>& plans, isolate::ImageSet& image
   for (int i = 0; i < 3; ++i) launch_all(launches);
   check(api.CtxSynchronize(), "cuCtxSynchronize (warm-up)");
 
-  const double hot_us = median_timed(5, nullptr, [&] {
+  const double hot_us = median_timed(5, no_flush, [&] {
                           for (int i = 0; i < iters; ++i) launch_all(launches);
                         }) / iters;
-  const double cold_us = median_timed(cold_reps(iters), &flush, [&] { launch_all(launches); });
+  const double cold_us = median_timed(cold_reps(iters), [&](int i) { flush.dirty(i); },
+                                      [&] { launch_all(launches); });
+  const double cold_clean_us = median_timed(cold_reps(iters), [&](int i) { flush.clean(i); },
+                                            [&] { launch_all(launches); });
   check(api.CtxSynchronize(), "cuCtxSynchronize");
   std::string geometry;
   for (const auto& k : plans)
     geometry += fmt::format("{}{} grid {}x{} block {}x{}", geometry.empty() ? "" : "; ", k.entry, k.grid[0], k.grid[1],
                             k.block[0], k.block[1]);
-  return {{"hot_us", hot_us}, {"cold_us", cold_us}, {"geometry", geometry},
+  return {{"hot_us", hot_us}, {"cold_us", cold_us}, {"cold_clean_us", cold_clean_us}, {"geometry", geometry},
           {"bytes", minimum_bytes(plans.front().buffers)}};
 }
 
@@ -118,14 +122,14 @@ json time_plans(const std::vector<KernelLaunch>& plans, isolate::ImageSet& image
 // 2 GiB ceiling copy spreads thin; at 128-256 MB they are several percent, for a copy as for a
 // kernel, and this shows how much of a case's distance to the ceiling they are.
 void add_same_size_copy(json& row, const toolchain::DeviceMemory& src, const toolchain::DeviceMemory& dst,
-                        const toolchain::DeviceMemory& flush, int iters) {
+                        const L2Flush& flush, int iters) {
   const double bytes = row.value("bytes", 0.0);
   const auto half = static_cast<std::size_t>(bytes / 2) & ~std::size_t{15};
   if (half == 0 || half > src.size()) {
     row["copy_same_skipped"] = fmt::format("{} bytes is outside the copy buffers' 16 B to {} B", half, src.size());
     return;
   }
-  row["copy_same_us"] = median_timed(cold_reps(iters), &flush, [&] {
+  row["copy_same_us"] = median_timed(cold_reps(iters), [&](int i) { flush.dirty(i); }, [&] {
     check(toolchain::driver()->MemcpyDtoDAsync(dst.get(), src.get(), half, nullptr), "cuMemcpyDtoDAsync");
   });
 }
@@ -156,7 +160,8 @@ int bench_child_main(const BenchChildOptions& opts) {
                           {"driver_version", dev.driver_version}, {"l2_bytes", dev.l2_bytes},
                           {"nvrtc_version", fmt::format("{}.{}", nvrtc.version().major, nvrtc.version().minor)}});
     const int iters = spec.value("iters", 50);
-    const auto flush = toolchain::DeviceMemory::allocate(std::max<std::size_t>(2 * static_cast<std::size_t>(dev.l2_bytes), 256u << 20));
+    const auto flush = L2Flush::create(nvrtc, arch, std::max<std::size_t>(2 * static_cast<std::size_t>(dev.l2_bytes), 256u << 20),
+                                       dev.sm_count);
 
     // The ceiling: a large device-to-device copy, read plus write.
     const std::size_t copy_bytes = std::size_t{1} << 30;
@@ -165,7 +170,7 @@ int bench_child_main(const BenchChildOptions& opts) {
       const auto& api = *toolchain::driver();
       check(api.MemsetD8(copy_src.get(), 1, copy_bytes), "cuMemsetD8");
       check(api.MemcpyDtoD(copy_dst.get(), copy_src.get(), copy_bytes), "cuMemcpyDtoD (warm-up)");
-      const double t = median_timed(10, nullptr, [&] {
+      const double t = median_timed(10, no_flush, [&] {
         check(api.MemcpyDtoDAsync(copy_dst.get(), copy_src.get(), copy_bytes, nullptr), "cuMemcpyDtoDAsync");
       });
       send(opts.result_fd, {{"type", "copy"}, {"bytes", 2.0 * copy_bytes}, {"us", t}, {"gbps", 2.0 * copy_bytes / (t * 1e3)}});

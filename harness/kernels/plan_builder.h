@@ -228,7 +228,7 @@ inline constexpr std::int64_t kLoopAutoMinRows = 2048;
 // schedule=bulk (plan_bulk.cpp, LayerNorm): kernels/layernorm_bulk.cuh, whose rows the Tensor
 // Memory Accelerator copies whole into shared-memory stages ahead of the row being normalized
 // (sm_90 and later: a plan error on an older device). ITEMS chunks a thread (bulk_items=auto|1|2|4;
-// auto: the fewest that keep the block within 1024 threads), a block of THREADS = the power of
+// auto: 4, measured fastest), a block of THREADS = the power of
 // two from 32 that covers the row at ITEMS, bulk_stages=auto|1..8 rows of shared memory a block
 // (auto: as many as the blocks the SM holds by registers leave room for, at least two), and
 // bulk_grid=auto|3 (the resident blocks, or three for tests: each walks many rows, so the stages'

@@ -48,14 +48,12 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
   plan.bulk = true;
   const std::int64_t chunks = row_chunks(elem_size, s.d, false);
   const std::int64_t row_bytes = s.d * static_cast<std::int64_t>(elem_size);
-  // ITEMS: pinned, or the fewest that keep the block within 1024 threads (4 where none does).
+  // ITEMS: pinned, or 4: fewer threads a row, each with more of it, measured faster at every
+  // width (calls 143-144, reports/h200/bench-bulk.txt and bench-bulk-2.txt: bf16 16384x4096
+  // 0.77-0.78 of the copy ceiling at ITEMS 4 against 0.56 at 1; 65536x1024 0.82 against 0.55;
+  // 8192x8192 0.74 against 0.70 at 2 and 0.56 at 1). The row's per-thread costs (the barrier
+  // wait, two block reductions) are paid once for ITEMS chunks.
   plan.items = items_key != "auto" ? std::stoi(items_key) : 4;
-  if (items_key == "auto")
-    for (int items : {1, 2, 4})
-      if (ceil_div(chunks, items) <= 1024) {
-        plan.items = items;
-        break;
-      }
   plan.threads = threads_key != "auto"
                      ? std::stoi(threads_key)
                      : std::clamp(pow2_at_least(ceil_div(chunks, plan.items)), 32, 1024);

@@ -18,7 +18,7 @@ json annotate(json doc) {
   for (auto& r : doc["results"]) {
     if (r.contains("error")) continue;
     const double bytes = r.value("bytes", 0.0);
-    for (const char* which : {"hot", "cold"}) {
+    for (const char* which : {"hot", "cold", "cold_clean"}) {
       const double us = r.value(std::string(which) + "_us", 0.0);
       if (us <= 0) continue;
       const double gbps = bytes / (us * 1e3);
@@ -37,18 +37,20 @@ std::string bench_terminal_table(const json& doc) {
   if (doc.contains("copy"))
     s += fmt::format("copy ceiling: {:.0f} GB/s (device-to-device, read + write, same run)\n",
                      doc["copy"].value("gbps", 0.0));
-  s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:<22} {:>10} {:>10} {:>9} {:>9} {:>6} {:>9}\n", "op", "dtype", "rows", "d",
-                   "impl", "hot us", "cold us", "hot GB/s", "cold GB/s", "cold/copy", "same-size");
+  s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:<22} {:>10} {:>10} {:>9} {:>9} {:>6} {:>9} {:>10} {:>6}\n", "op", "dtype", "rows",
+                   "d", "impl", "hot us", "cold us", "hot GB/s", "cold GB/s", "cold/copy", "same-size", "clean us",
+                   "clean/copy");
   for (const auto& r : doc["results"]) {
     if (r.contains("error")) {
       s += fmt::format("{:<16} {:<5} {:>7} {:>6} error: {}\n", r.value("op", ""), r.value("dtype", ""), r.value("rows", 0),
                        r.value("d", 0), r.value("error", ""));
       continue;
     }
-    s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:<22} {:>10.2f} {:>10.2f} {:>9.0f} {:>9.0f} {:>6.3f} {:>9}\n", r.value("op", ""),
-                     r.value("dtype", ""), r.value("rows", 0), r.value("d", 0), r.value("impl", ""), r.value("hot_us", 0.0),
-                     r.value("cold_us", 0.0), r.value("hot_gbps", 0.0), r.value("cold_gbps", 0.0),
-                     r.value("cold_fraction", 0.0), same_size_cell(r));
+    s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:<22} {:>10.2f} {:>10.2f} {:>9.0f} {:>9.0f} {:>6.3f} {:>9} {:>10.2f} {:>6.3f}\n",
+                     r.value("op", ""), r.value("dtype", ""), r.value("rows", 0), r.value("d", 0), r.value("impl", ""),
+                     r.value("hot_us", 0.0), r.value("cold_us", 0.0), r.value("hot_gbps", 0.0), r.value("cold_gbps", 0.0),
+                     r.value("cold_fraction", 0.0), same_size_cell(r), r.value("cold_clean_us", 0.0),
+                     r.value("cold_clean_fraction", 0.0));
   }
   return s;
 }
@@ -60,16 +62,17 @@ std::string peers_markdown(const json& peers) {
   std::string md = "### Peers (scripts/bench_peers.py)\n\n";
   md += fmt::format("torch {}, triton {}, device {}, copy ceiling {:.0f} GB/s\n\n", peers.value("torch", "?"),
                     peers.value("triton", "?"), peers.value("device", "?"), peers.value("copy_gbps", 0.0));
-  md += "| op | dtype | rows × d | impl | µs | GB/s | of copy |\n| --- | --- | --- | --- | --- | --- | --- |\n";
+  md += "| op | dtype | rows × d | impl | µs | GB/s | of copy | clean µs |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& p : peers.value("peers", json::array())) {
     if (p.contains("error") && !p["error"].is_null()) {
-      md += fmt::format("| {} | {} | {}×{} | {} | error: {} | | |\n", p.value("op", ""), p.value("dtype", ""),
+      md += fmt::format("| {} | {} | {}×{} | {} | error: {} | | | |\n", p.value("op", ""), p.value("dtype", ""),
                         p.value("rows", 0), p.value("d", 0), p.value("impl", ""), p["error"].dump());
       continue;
     }
-    md += fmt::format("| {} | {} | {}×{} | {} | {:.2f} | {:.0f} | {:.3f} |\n", p.value("op", ""), p.value("dtype", ""),
+    const double clean = p.value("us_clean", 0.0);
+    md += fmt::format("| {} | {} | {}×{} | {} | {:.2f} | {:.0f} | {:.3f} | {} |\n", p.value("op", ""), p.value("dtype", ""),
                       p.value("rows", 0), p.value("d", 0), p.value("impl", ""), p.value("us", 0.0), p.value("gbps", 0.0),
-                      p.value("fraction_of_copy", 0.0));
+                      p.value("fraction_of_copy", 0.0), clean > 0 ? fmt::format("{:.2f}", clean) : std::string("—"));
   }
   return md + "\n";
 }
@@ -86,30 +89,36 @@ std::string bench_markdown(const json& bench, const std::string& path, const jso
   if (bench.contains("copy"))
     md += fmt::format("- copy ceiling (same run): {:.0f} GB/s\n", bench["copy"].value("gbps", 0.0));
   md += "\nGB/s counts the minimum bytes: each input read once, each output written once. Cold: L2 flushed before every launch. Hot: back-to-back launches. "
-        "cold / copy is the fraction of the ceiling (a 2 GiB copy); cold / same-size copy, of a cold copy of the case's own bytes timed the same way, which pays the same fixed costs of a launch.\n\n";
-  md += "| op | dtype | rows × d | impl | hot µs | cold µs | cold GB/s | cold / copy | hot / copy | cold / same-size copy | best peer (µs, impl) |\n";
-  md += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+        "cold / copy is the fraction of the ceiling (a 2 GiB copy); cold / same-size copy, of a cold copy of the case's own bytes timed the same way, which pays the same fixed costs of a launch. "
+        "The flush overwrites a buffer, which leaves the L2 full of dirty lines that the timed launch writes back; clean µs flushes the same way and then reads the buffer once more, so the launch pays for its own traffic alone (harness/bench/l2_flush.h). Peers are timed both ways too.\n\n";
+  md += "| op | dtype | rows × d | impl | hot µs | cold µs | cold GB/s | cold / copy | hot / copy | cold / same-size copy | best peer (µs, impl) | clean µs | best peer clean (µs, impl) |\n";
+  md += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& r : bench.value("results", json::array())) {
     const std::string op = r.value("op", ""), dtype = r.value("dtype", "");
     const long rows = r.value("rows", 0L), d = r.value("d", 0L);
     if (r.contains("error")) {
-      md += fmt::format("| {} | {} | {}×{} | {} | error: {} | | | | | | |\n", op, dtype, rows, d, r.value("impl", ""),
+      md += fmt::format("| {} | {} | {}×{} | {} | error: {} | | | | | | | | |\n", op, dtype, rows, d, r.value("impl", ""),
                         r.value("error", ""));
       continue;
     }
-    std::string best;
-    double best_us = 0;
-    if (peers.contains("peers"))
-      for (const auto& p : peers["peers"])
-        if (p.value("op", "") == op && p.value("dtype", "") == dtype && p.value("rows", 0L) == rows &&
-            p.value("d", 0L) == d && p.value("us", 0.0) > 0 && (best.empty() || p.value("us", 0.0) < best_us)) {
-          best_us = p.value("us", 0.0);
-          best = p.value("impl", "");
-        }
-    md += fmt::format("| {} | {} | {}×{} | {} | {:.2f} | {:.2f} | {:.0f} | {:.3f} | {:.3f} | {} | {} |\n", op, dtype, rows, d,
-                      r.value("impl", ""), r.value("hot_us", 0.0), r.value("cold_us", 0.0), r.value("cold_gbps", 0.0),
-                      r.value("cold_fraction", 0.0), r.value("hot_fraction", 0.0), same_size_cell(r),
-                      best.empty() ? std::string("—") : fmt::format("{:.2f} ({})", best_us, best));
+    // The fastest peer at this case, by one of its timings ("us": dirty flush, "us_clean").
+    auto best_peer = [&](const char* key) {
+      std::string best;
+      double best_us = 0;
+      if (peers.contains("peers"))
+        for (const auto& p : peers["peers"])
+          if (p.value("op", "") == op && p.value("dtype", "") == dtype && p.value("rows", 0L) == rows &&
+              p.value("d", 0L) == d && p.value(key, 0.0) > 0 && (best.empty() || p.value(key, 0.0) < best_us)) {
+            best_us = p.value(key, 0.0);
+            best = p.value("impl", "");
+          }
+      return best.empty() ? std::string("—") : fmt::format("{:.2f} ({})", best_us, best);
+    };
+    const double clean = r.value("cold_clean_us", 0.0);
+    md += fmt::format("| {} | {} | {}×{} | {} | {:.2f} | {:.2f} | {:.0f} | {:.3f} | {:.3f} | {} | {} | {} | {} |\n", op, dtype, rows,
+                      d, r.value("impl", ""), r.value("hot_us", 0.0), r.value("cold_us", 0.0), r.value("cold_gbps", 0.0),
+                      r.value("cold_fraction", 0.0), r.value("hot_fraction", 0.0), same_size_cell(r), best_peer("us"),
+                      clean > 0 ? fmt::format("{:.2f}", clean) : std::string("—"), best_peer("us_clean"));
   }
   return md + "\n";
 }

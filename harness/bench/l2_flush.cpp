@@ -1,0 +1,59 @@
+#include "harness/bench/l2_flush.h"
+
+#include <stdexcept>
+
+namespace ladder::bench {
+namespace {
+
+// Reads every 16-byte chunk once. The xor of the values can only reach the buffer (its first
+// word) when it equals a constant no memset pattern gives, so the loads are kept and nothing is
+// written.
+constexpr const char* kReadSource = R"(
+extern "C" __global__ void ladder_l2_read(const uint4* p, unsigned long long chunks) {
+  unsigned acc = 0;
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < chunks;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    const uint4 v = p[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9e3779b9u) *(unsigned*)p = acc;
+}
+)";
+
+}  // namespace
+
+const char* l2_read_source() { return kReadSource; }
+
+L2Flush L2Flush::create(const toolchain::Nvrtc& nvrtc, const std::string& arch, std::size_t bytes,
+                        int sm_count) {
+  toolchain::CompileRequest req;
+  req.source_path = "ladder_l2_read.cu";
+  req.source_text = kReadSource;
+  req.arch = arch;
+  const auto r = nvrtc.compile(req);
+  if (!r.ok) throw std::runtime_error("the L2 flush's read kernel: " + r.error + "\n" + r.log);
+  L2Flush f;
+  f.buffer_ = toolchain::DeviceMemory::allocate(bytes < 16 ? 16 : bytes);
+  f.module_ = toolchain::Module::load(r.image);
+  f.read_ = f.module_.function("ladder_l2_read");
+  f.sm_count_ = sm_count > 0 ? sm_count : 1;
+  return f;
+}
+
+void L2Flush::dirty(int round) const {
+  toolchain::check(toolchain::driver()->MemsetD8Async(buffer_.get(), static_cast<unsigned char>(round),
+                                                      buffer_.size(), nullptr),
+                   "cuMemsetD8Async (flush)");
+}
+
+void L2Flush::clean(int round) const {
+  dirty(round);
+  CUdeviceptr p = buffer_.get();
+  unsigned long long chunks = buffer_.size() / 16;
+  void* params[] = {&p, &chunks};
+  toolchain::check(toolchain::launch(read_, {static_cast<std::uint32_t>(sm_count_) * 8, 1, 1}, {256, 1, 1}, 0,
+                                     params, false),
+                   "cuLaunchKernel (L2 read flush)");
+}
+
+}  // namespace ladder::bench
