@@ -105,3 +105,32 @@ TEST_CASE("schedule=bulk: sized from the device, refused before sm_90 and where 
   // Only LayerNorm has a bulk kernel.
   CHECK_THROWS(entry_of({"rmsnorm", DType::BF16, {{"schedule", "bulk"}}}, 7, 1024));
 }
+
+TEST_CASE("schedule=auto copies 16-bit LayerNorm rows of 4096 chunks whole, where the H200 measured it faster", "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto auto_entry = [](DType dt, std::int64_t rows, std::int64_t d, std::map<std::string, std::string> v = {},
+                       const DeviceLimits& device = DeviceLimits::h200()) {
+    return plan_checked({"layernorm", dt, v}, {{"rows", rows}, {"d", d}}, device).front();
+  };
+  const auto bf16 = auto_entry(DType::BF16, 2048, 32768);
+  CHECK(bf16.entry == "ladder::layernorm_fwd_bulk<__nv_bfloat16, 4, 1024>");
+  CHECK(bf16.grid[0] == 132);
+  CHECK(bf16.shared_bytes == 3 * 65536);
+  CHECK(auto_entry(DType::F16, 4096, 32768).entry == "ladder::layernorm_fwd_bulk<__half, 4, 1024>");
+  // What the row computes leaves the choice free; in place and without the affine parameters too.
+  CHECK(auto_entry(DType::BF16, 2048, 32768, {{"inplace", "y_x"}, {"affine", "0"}, {"write_stats", "0"}}).entry ==
+        "ladder::layernorm_fwd_bulk<__nv_bfloat16, 4, 1024>");
+  // Not measured, or measured slower: fewer rows, other widths, fp32, rows off the grid, an sm_80
+  // device, a variant that pins how the row is scheduled.
+  for (const auto& L : {auto_entry(DType::BF16, 2047, 32768), auto_entry(DType::BF16, 4096, 16384),
+                        auto_entry(DType::BF16, 2048, 32776), auto_entry(DType::F32, 4096, 16384),
+                        auto_entry(DType::BF16, 2048, 32768, {{"strided", "odd"}}),
+                        auto_entry(DType::BF16, 2048, 32768, {}, DeviceLimits::a100()),
+                        auto_entry(DType::BF16, 2048, 32768, {{"schedule", "row"}}),
+                        auto_entry(DType::BF16, 2048, 32768, {{"items", "4"}})}) {
+    INFO(L.entry);
+    CHECK(L.entry.find("_bulk<") == std::string::npos);
+  }
+  // schedule=auto said aloud is auto.
+  CHECK(auto_entry(DType::BF16, 2048, 32768, {{"schedule", "auto"}}).entry.find("_bulk<") != std::string::npos);
+}

@@ -224,6 +224,10 @@ struct LoopChoice {
   int passes = 0;
 };
 inline constexpr std::int64_t kLoopAutoMinRows = 2048;
+// The variant keys that leave auto free to pick a schedule (loop_auto, bulk_auto): what the row
+// computes, not how it is scheduled.
+inline const std::set<std::string> kScheduleNeutralKeys{"weight", "inplace", "strided", "write_rstd",
+                                                        "write_stats", "affine", "convention"};
 
 // schedule=bulk (plan_bulk.cpp, LayerNorm): kernels/layernorm_bulk.cuh, whose rows the Tensor
 // Memory Accelerator copies whole into shared-memory stages ahead of the row being normalized
@@ -240,6 +244,12 @@ struct BulkPlan {
   std::uint32_t shared_bytes = 0;
 };
 inline constexpr int kBulkMaxStages = 8;  // norm::kMaxBulkStages
+// Whether auto takes the bulk kernel for this call: LayerNorm rows on the 16-byte grid at the
+// widths plan_bulk.cpp's table names, at least kLoopAutoMinRows of them, on sm_90 or later, with
+// a variant that names only schedule-neutral keys. Where it does, it resolves the reader's
+// schedule=auto to "bulk", so every other schedule steps aside.
+bool bulk_auto(VariantReader& v, const std::string& op, DType dt, const Shape& s, bool misaligned,
+               const DeviceLimits& device);
 BulkPlan read_bulk(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem_size,
                    const Shape& s, bool misaligned, bool other_schedule,

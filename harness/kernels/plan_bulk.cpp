@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/dtype.h"
 #include "harness/kernels/plan_builder.h"
 
 namespace ladder::kernels::detail {
@@ -23,7 +24,34 @@ std::int64_t bulk_blocks_per_sm(const DeviceLimits& device, int threads, std::in
   return resident_blocks_per_sm(device, threads, stage_bytes + kStaticSharedReserve, kBulkRegisters);
 }
 
+// Where auto takes the bulk kernel, by dtype and 16-byte chunks a row. Measured on the H200 (call
+// 145, reports/h200/bench-bulk-3.txt, two repeats, cold) against auto's kernel before it:
+// layernorm bf16 2048x32768 82.1-82.8 us against the row kernel's 87.2-87.5 (clean L2:
+// 77.8-78.5 against 84.3-84.6), f16 82.0-82.8 against 85.8-86.4. It lost at every narrower row
+// (bf16 4096x16384 80.3-81.0 against 78.6-78.9, 16384x4096 81.7-82.2 against 71.6-72.0, 65536x1024
+// 79.0-79.1 against 75.8-76.3) and for fp32 (4096x16384 149.4-150.1 against 139.7-139.8).
+struct BulkAutoEntry {
+  DType dtype;
+  std::int64_t chunks;
+};
+constexpr BulkAutoEntry kBulkAuto[] = {{DType::BF16, 4096}, {DType::F16, 4096}};
+
 }  // namespace
+
+bool bulk_auto(VariantReader& v, const std::string& op, DType dt, const Shape& s, bool misaligned,
+               const DeviceLimits& device) {
+  const std::size_t elem = size_of(dt);
+  if (op != "layernorm" || device.compute_capability < 90 || misaligned || s.rows < kLoopAutoMinRows ||
+      s.d * static_cast<std::int64_t>(elem) % kChunkBytes != 0 || !v.names_only(kScheduleNeutralKeys))
+    return false;
+  const std::int64_t chunks = row_chunks(elem, s.d, false);
+  for (const BulkAutoEntry& a : kBulkAuto)
+    if (a.dtype == dt && a.chunks == chunks) {
+      v.resolve_auto("schedule", "bulk");
+      return true;
+    }
+  return false;
+}
 
 BulkPlan read_bulk(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem_size,

@@ -347,8 +347,9 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                              strided, s.d);
   if (in_place) strides["y"] = strides["x"];
   const bool misaligned = strides_misaligned(strides, elem);
-  // Where auto streams the row, every other schedule steps aside.
-  const LoopChoice streamed = loop_auto(v, op, ref.dtype, s, misaligned);
+  // Where auto copies rows whole or streams them, every other schedule steps aside.
+  const bool bulk_taken = bulk_auto(v, op, ref.dtype, s, misaligned, device);
+  const LoopChoice streamed = bulk_taken ? LoopChoice{} : loop_auto(v, op, ref.dtype, s, misaligned);
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
   int wide = read_wide(v, op, kLayernormSchedules, elem, s, misaligned, limits, forced, rpb, g);

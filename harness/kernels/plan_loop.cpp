@@ -66,15 +66,11 @@ constexpr LoopAuto kLoopAuto[] = {
     {"add_rmsnorm", DType::F32, 8192, 512, 2},
 };
 
-// The keys that leave auto free to stream: what the row computes, not how it is scheduled.
-const std::set<std::string> kStreamNeutralKeys{"weight", "inplace", "strided", "write_rstd",
-                                               "write_stats", "affine", "convention"};
-
 LoopChoice loop_auto(VariantReader& v, const std::string& op, DType dt, const Shape& s,
                      bool misaligned) {
   const std::size_t elem = size_of(dt);
   if (misaligned || s.rows < kLoopAutoMinRows ||
-      s.d * static_cast<std::int64_t>(elem) % kChunkBytes != 0 || !v.names_only(kStreamNeutralKeys))
+      s.d * static_cast<std::int64_t>(elem) % kChunkBytes != 0 || !v.names_only(kScheduleNeutralKeys))
     return {};
   const std::int64_t chunks = row_chunks(elem, s.d, false);
   for (const LoopAuto& a : kLoopAuto)
