@@ -11,12 +11,10 @@
 #define LADDER_BULK_COPY 0
 #endif
 
+#include "norm_common.cuh"
+
 namespace ladder {
 namespace norm {
-
-__device__ __forceinline__ unsigned shared_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
 
 #if LADDER_BULK_COPY
 // An mbarrier that completes a phase when `arrivals` threads have arrived and every byte they

@@ -107,6 +107,11 @@ __device__ __forceinline__ unsigned offset_in_chunk(const void* p) {
   return static_cast<unsigned>(reinterpret_cast<unsigned long long>(p) & (kChunkBytes - 1));
 }
 
+// A shared-memory pointer as the 32-bit address the PTX of cp.async and mbarrier takes.
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
 // The dynamic shared memory this launch was given.
 __device__ __forceinline__ unsigned dynamic_shared_bytes() {
   unsigned bytes;

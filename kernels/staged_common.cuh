@@ -18,9 +18,9 @@ namespace ladder {
 namespace norm {
 
 __device__ __forceinline__ void cp_async16(void* smem, const void* global) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   // .cg: through L2 only; each row is read once.
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(global) : "memory");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address(smem)), "l"(global)
+               : "memory");
 }
 
 __device__ __forceinline__ void cp_async_commit() {

@@ -32,4 +32,8 @@ struct DeviceLimits {
 // the staged kernels' static reduce scratch (norm::ReduceScratch<1>) is 256 bytes.
 constexpr std::int64_t kStaticSharedReserve = 1024;
 
+// The shared memory the runtime reserves for each resident block (sm_80 and later), out of the
+// SM's pool: what resident-grid planners charge a block beside its own.
+constexpr std::int64_t kRuntimeSharedPerBlock = 1024;
+
 }  // namespace ladder::kernels

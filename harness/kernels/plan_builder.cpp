@@ -228,11 +228,10 @@ std::size_t io_elem_size(const std::string& op, DType dt) {
 
 std::int64_t resident_blocks_per_sm(const DeviceLimits& device, std::int64_t threads,
                                     std::int64_t shared_bytes, int registers_per_thread) {
-  constexpr std::int64_t kBlockReserve = 1024;  // the runtime's per-block shared memory (sm_80+)
   constexpr std::int64_t kRegisterFile = 65536;
   const std::int64_t by_threads = device.max_threads_per_sm / threads;
   const std::int64_t by_shared =
-      (device.shared_per_sm - kBlockReserve) / (shared_bytes + kBlockReserve);
+      (device.shared_per_sm - kRuntimeSharedPerBlock) / (shared_bytes + kRuntimeSharedPerBlock);
   std::int64_t per_sm = std::min({std::int64_t{32}, by_threads, by_shared});
   if (registers_per_thread > 0)
     per_sm = std::min(per_sm, kRegisterFile / (threads * registers_per_thread));

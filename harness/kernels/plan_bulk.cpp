@@ -17,7 +17,6 @@ const std::vector<std::string> kBulkStages{"auto", "1", "2", "3", "4", "5", "6",
 // The kernel's launch bound caps a thread at 64 registers (1024 / THREADS blocks an SM), and its
 // static shared memory (reduce scratch and barriers) is 320 bytes: kStaticSharedReserve covers it.
 constexpr int kBulkRegisters = 64;
-constexpr std::int64_t kBlockReserve = 1024;  // the runtime's per-block shared memory
 
 // The blocks of `threads` an SM holds with `stage_bytes` of stages each.
 std::int64_t bulk_blocks_per_sm(const DeviceLimits& device, int threads, std::int64_t stage_bytes) {
@@ -105,7 +104,8 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
       // is under two stages (one row in flight while another is normalized).
       for (;; --per_sm) {
         const std::int64_t room =
-            (device.shared_per_sm - kBlockReserve) / per_sm - kBlockReserve - kStaticSharedReserve;
+            (device.shared_per_sm - kRuntimeSharedPerBlock) / per_sm - kRuntimeSharedPerBlock -
+            kStaticSharedReserve;
         plan.stages = static_cast<int>(std::min<std::int64_t>(
             {kBulkMaxStages, room / row_bytes, max_stage_bytes / row_bytes}));
         if (plan.stages >= 2 || per_sm == 1) break;
