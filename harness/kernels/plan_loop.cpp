@@ -42,6 +42,11 @@ const std::vector<std::string> kLoopPasses{"auto", "2", "3"};
 // SM, level or faster at every entry above, and measured RMSNorm 16-bit rows of 2048 chunks
 // (4096x16384, 512 threads) at 68.6-69.0 us against the row kernel's 71.1-71.4: in the table
 // since call 138, whose verify ran that plan at the grid's 4096-row shapes.
+// Call 149 (bench-loop-occupancy.txt, two repeats, cold) measured the streamed LayerNorm whose
+// 16-bit builds give each kind of launch its own body at 1536 thread slots an SM (three 512-thread
+// rows, 40 registers) against the kernels auto took: bf16 4096x16384 at 512 threads, three passes,
+// 73.1-73.2 us against the row kernel's 77.6-78.2, so 16-bit rows of 2048 chunks joined the
+// table; 2048x32768 79.7-80.3 against the bulk kernel's 80.5-81.5, a tie (bulk kept).
 // Rows below kLoopAutoMinRows were not measured, nor other widths.
 struct LoopAuto {
   const char* op;
@@ -51,7 +56,9 @@ struct LoopAuto {
 };
 constexpr LoopAuto kLoopAuto[] = {
     {"layernorm", DType::BF16, 512, 128, 3},   {"layernorm", DType::BF16, 1024, 256, 3},
+    {"layernorm", DType::BF16, 2048, 512, 3},
     {"layernorm", DType::F16, 512, 128, 3},    {"layernorm", DType::F16, 1024, 256, 3},
+    {"layernorm", DType::F16, 2048, 512, 3},
     {"layernorm", DType::F32, 1024, 256, 3},   {"layernorm", DType::F32, 2048, 512, 3},
     {"layernorm", DType::F32, 4096, 512, 2},
     {"rmsnorm", DType::BF16, 512, 128, 2},     {"rmsnorm", DType::BF16, 1024, 256, 2},
