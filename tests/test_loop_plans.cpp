@@ -162,3 +162,33 @@ TEST_CASE("schedule=auto streams RMSNorm and add_rmsnorm rows where the H200 mea
   // The loop keys still need an explicit schedule=loop.
   CHECK_THROWS(entry_of({"rmsnorm", DType::BF16, {{"loop_threads", "256"}}}, 16384, 4096));
 }
+
+TEST_CASE("affine=gamma|beta: a LayerNorm with one weight passes it and a null pointer for the other",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto has_buffer = [](const ladder::KernelLaunch& L, const std::string& name) {
+    for (const auto& b : L.buffers)
+      if (b.name == name) return true;
+    return false;
+  };
+  for (const char* schedule : {"auto", "loop", "row", "bulk", "packed", "wide"}) {
+    CAPTURE(schedule);
+    const auto g = entry_of({"layernorm", DType::BF16, {{"schedule", schedule}, {"affine", "gamma"}}}, 2048, 32768);
+    CHECK(has_buffer(g, "gamma"));
+    CHECK_FALSE(has_buffer(g, "beta"));
+    CHECK(g.args[2].is_buffer);
+    CHECK(g.args[2].buffer == "gamma");
+    CHECK_FALSE(g.args[3].is_buffer);
+    const auto b = entry_of({"layernorm", DType::BF16, {{"schedule", schedule}, {"affine", "beta"}}}, 2048, 32768);
+    CHECK_FALSE(has_buffer(b, "gamma"));
+    CHECK(has_buffer(b, "beta"));
+    CHECK_FALSE(b.args[2].is_buffer);
+    CHECK(b.args[3].buffer == "beta");
+  }
+  // One weight stays schedule-neutral: auto's streamed and bulk kernels still take the rows.
+  CHECK(entry_of({"layernorm", DType::BF16, {{"affine", "gamma"}}}, 4096, 16384).entry ==
+        "ladder::layernorm_fwd_loop<__nv_bfloat16, 512, 3>");
+  // The row kernel stages weights only when it has both.
+  CHECK(entry_of({"layernorm", DType::BF16, {{"schedule", "row"}, {"affine", "beta"}}}, 2000, 16384).shared_bytes == 0);
+  CHECK_THROWS(entry_of({"layernorm", DType::BF16, {{"affine", "delta"}}}, 16, 64));
+}

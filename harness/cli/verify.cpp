@@ -109,7 +109,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "loop"}, {"strided", "1"}, {"loop_grid", "3"}, {"loop_threads", "1024"}},
             {{"schedule", "loop"}, {"loop_threads", "128"}, {"weight", "none"}, {"write_rstd", "0"}, {"inplace", "y_x"}}};
   if (op == "layernorm")
-    return {{{"affine", "0"}}, {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
+    return {{{"affine", "0"}}, {{"affine", "gamma"}}, {{"affine", "beta"}, {"strided", "odd"}},
+            {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"strided", "odd"}},
             {{"schedule", "wide"}, {"affine", "0"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"affine", "0"}, {"inplace", "y_x"}},
@@ -121,6 +122,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "row"}, {"row_grid", "3"}, {"row_items", "4"}},
             {{"schedule", "loop"}}, {{"schedule", "loop"}, {"loop_passes", "2"}},
             {{"schedule", "loop"}, {"affine", "0"}, {"inplace", "y_x"}, {"loop_threads", "128"}},
+            {{"schedule", "loop"}, {"affine", "gamma"}}, {{"schedule", "loop"}, {"affine", "beta"}, {"loop_passes", "2"}},
+            {{"schedule", "row"}, {"affine", "beta"}}, {{"schedule", "packed"}, {"affine", "gamma"}},
             {{"schedule", "loop"}, {"strided", "odd"}, {"loop_passes", "2"}},
             {{"schedule", "loop"}, {"strided", "1"}, {"loop_grid", "3"}, {"loop_threads", "1024"}},
             {{"schedule", "loop"}, {"loop_grid", "resident"}, {"loop_passes", "2"}, {"inplace", "y_x"}},
@@ -129,7 +132,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"bulk_items", "4"}, {"bulk_grid", "3"}},
             {{"schedule", "bulk"}, {"bulk_items", "4"}, {"bulk_stages", "1"}, {"bulk_grid", "3"}, {"inplace", "y_x"}},
             {{"schedule", "bulk"}, {"bulk_stages", "1"}, {"bulk_grid", "3"}, {"write_stats", "0"}},
-            {{"schedule", "bulk"}, {"bulk_threads", "1024"}, {"bulk_items", "1"}}};
+            {{"schedule", "bulk"}, {"bulk_threads", "1024"}, {"bulk_items", "1"}},
+            {{"schedule", "bulk"}, {"affine", "gamma"}}};
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).
   if (op == "rmsnorm_bwd")

@@ -330,7 +330,10 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                                          const DeviceLimits& device) {
   const std::string op = "layernorm";
   VariantReader v(op, ref.variant);
-  const bool affine = v.get("affine", "1", kFlag) == "1";
+  // affine: both weights (1), neither (0), or one alone (gamma, beta): the kernels test each.
+  const std::string affine = v.get("affine", "1", {"0", "1", "gamma", "beta"});
+  const bool with_gamma = affine == "1" || affine == "gamma";
+  const bool with_beta = affine == "1" || affine == "beta";
   const std::string inplace = v.get("inplace", "none", {"none", "y_x"});
   const std::string strided = v.get("strided", "0", kStrided);
   const bool write_stats = v.get("write_stats", "1", kFlag) == "1";
@@ -368,7 +371,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
-  const std::uint32_t row_shared = block_row ? block_row_shared_bytes(g, elem, s.d, affine ? 2 : 0, stage_weight) : 0;
+  const std::uint32_t row_shared = block_row ? block_row_shared_bytes(g, elem, s.d, with_gamma && with_beta ? 2 : 0, stage_weight) : 0;
   apply_row_grid(row_grid, device, s.rows, row_shared, g);
 
   KernelLaunch L;
@@ -387,10 +390,8 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                           : entry("layernorm_fwd", ref.dtype, g.items,
                                   register_args(wide, g, false, off_grid));
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));
-  if (affine) {
-    L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));
-    L.buffers.push_back(vector("beta", BufferRole::Input, ref.dtype, s.d, "uniform"));
-  }
+  if (with_gamma) L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));
+  if (with_beta) L.buffers.push_back(vector("beta", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(io_output("y", in_place ? &L.buffers.front() : nullptr, ref.dtype, s,
                                 strides["y"]));
   if (write_stats) {
@@ -399,8 +400,8 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   }
   L.args = {pointer("y"),
             pointer("x"),
-            affine ? pointer("gamma") : null_pointer(),
-            affine ? pointer("beta") : null_pointer(),
+            with_gamma ? pointer("gamma") : null_pointer(),
+            with_beta ? pointer("beta") : null_pointer(),
             write_stats ? pointer("mean") : null_pointer(),
             write_stats ? pointer("rstd") : null_pointer(),
             i32(s.rows),

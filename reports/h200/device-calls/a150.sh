@@ -1,8 +1,8 @@
 #!/bin/bash
 # Call 150: the evidence for main as it stands (the streamed LayerNorm's 16-bit builds with a row
 # loop body per kind of launch at 1536 / THREADS blocks an SM, and auto taking it for 16-bit rows
-# of 2048 chunks), on the carried binary: verify (every op, dtype and variant, fixtures included)
-# and its worst-error tables; f16 and fp32 LayerNorm against the kernels before (.device/K: main's
+# of 2048 chunks), on the carried binary: verify (every op, dtype and variant, fixtures included,
+# with LayerNorm launches given gamma alone or beta alone new to the grid) and its worst-error tables; f16 and fp32 LayerNorm against the kernels before (.device/K: main's
 # kernels/ at 3f98bf6), which call 149 did not measure; bench, the peers beside it; the device's
 # own cmake/nvcc/Catch2 v3 build (in the background during verify) and its ctest (gpu label
 # included). Files go to $OUT as each step ends, so a run cut short keeps what finished.
