@@ -44,9 +44,8 @@ __device__ __forceinline__ void expect_stream_block() {
 }
 
 // Calls f(values, unit) for each of thread threadIdx.x's units of `row` (16-byte chunks when
-// `fast`, else single elements: then only values[0] is the row's), four chunks in flight at a
-// time. LAST: the row's last read (evict-first loads) rather than one whose lines L2 keeps.
-// UNROLL: the chunks a thread has in flight at a time (1-4).
+// `fast`, else single elements: then only values[0] is the row's), UNROLL chunks (1-4) in flight
+// at a time. LAST: the row's last read (evict-first loads) rather than one whose lines L2 keeps.
 template <typename T, int THREADS, bool LAST, int UNROLL = 4, class F>
 __device__ __forceinline__ void for_thread_units(const T* row, bool fast, int units,
                                                  unsigned long long keep, F&& f) {
@@ -71,23 +70,25 @@ __device__ __forceinline__ void for_thread_units(const T* row, bool fast, int un
       }
     }
     // The last, partial group: its loads guarded and issued together, so that a thread of a
-    // narrow row (fewer than four units) still has all its loads in flight at once.
-    if (kUnroll > 1 && c < units) {  // with one chunk at a time the loop took every unit
-      constexpr int kPartial = kUnroll > 1 ? kUnroll - 1 : 1;
-      uint4 u[kPartial];
+    // narrow row (fewer than UNROLL units) still has all its loads in flight at once. With one
+    // chunk at a time the loop above took every unit.
+    if constexpr (kUnroll > 1) {
+      if (c < units) {
+        uint4 u[kUnroll - 1];
 #pragma unroll
-      for (int k = 0; k < kPartial; ++k) {
-        const int unit = c + k * THREADS;
-        u[k] = unit >= units ? make_uint4(0u, 0u, 0u, 0u)
-               : LAST        ? __ldcs(p + unit)
-                             : load16_keep(p + unit, keep);
-      }
+        for (int k = 0; k < kUnroll - 1; ++k) {
+          const int unit = c + k * THREADS;
+          u[k] = unit >= units ? make_uint4(0u, 0u, 0u, 0u)
+                 : LAST        ? __ldcs(p + unit)
+                               : load16_keep(p + unit, keep);
+        }
 #pragma unroll
-      for (int k = 0; k < kPartial; ++k) {
-        if (c + k * THREADS >= units) break;
-        float v[kVec];
-        E::unpack(u[k], v);
-        f(v, c + k * THREADS);
+        for (int k = 0; k < kUnroll - 1; ++k) {
+          if (c + k * THREADS >= units) break;
+          float v[kVec];
+          E::unpack(u[k], v);
+          f(v, c + k * THREADS);
+        }
       }
     }
   } else {
