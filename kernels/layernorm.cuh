@@ -160,3 +160,139 @@ __global__ void __launch_bounds__(MAX_THREADS)
 }
 
 }  // namespace ladder
+
+namespace ladder {
+
+// Several rows a thread (schedule=rows2|rows4): same arguments, results and aliasing as
+// layernorm_fwd. Each row group normalizes ROWS consecutive rows at once: all their loads are in
+// flight together, gamma and beta are read once for all of them, and each of the two reductions
+// (the sums, then the squared deviations: the same exact two-pass statistics as layernorm_fwd)
+// carries every row's value, so a group pays two barriers for ROWS rows.
+// Launch: block (TPR, RPB, 1) as layernorm_fwd, with one tile covering the row
+// (TPR * ITEMS * VEC >= d + phase; a launch that breaks it traps), and a grid of at least
+// ceil(rows / (RPB * ROWS)) blocks (or fewer: blocks stride over the rest). Rows of one group on
+// different chunk grids (odd strides) are correct: such a row reads its own weight chunks.
+template <typename T, int ITEMS, int ROWS>
+__global__ void __launch_bounds__(1024)
+    layernorm_fwd_rows(T* y, const T* x, const T* gamma, const T* beta, float* mean, float* rstd,
+                       int rows, int d, int x_stride, int y_stride, float eps) {
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  __shared__ norm::ReduceScratch<ROWS> scratch;
+  int parity = 0;
+  const long long group_rows = static_cast<long long>(blockDim.y) * ROWS;
+  for (long long base = blockIdx.x * group_rows; base < rows; base += gridDim.x * group_rows) {
+    const long long first = base + static_cast<long long>(threadIdx.y) * ROWS;
+    uint4 xs[ROWS][ITEMS];
+    norm::RowAccess access[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const long long row = first + r;
+      const bool active = row < rows;  // inactive rows point at row 0 and neither load nor store
+      const void* ptrs[2] = {x + (active ? row : 0) * static_cast<long long>(x_stride),
+                             y + (active ? row : 0) * static_cast<long long>(y_stride)};
+      access[r] = norm::row_access<T>(ptrs, 2);
+      norm::trap_unless_one_tile<T, ITEMS>(d, access[r].phase);
+      norm::load_tile<T, ITEMS, norm::Load::EvictFirst>(static_cast<const T*>(ptrs[0]), 0,
+                                                        access[r].vec, access[r].phase,
+                                                        active ? d : 0, xs[r]);
+    }
+    // Columns outside a row hold 0 (load_tile): nothing to the sums, but not the mean, so the
+    // squared deviations leave them out.
+    float acc[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      acc[r] = 0.f;
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        float v[kVec];
+        E::unpack(xs[r][i], v);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) acc[r] += v[e];
+      }
+    }
+    norm::row_group_sum<true>(acc, scratch, parity);
+    float mu[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      mu[r] = norm::mean_of(acc[r], d);
+      const int cols = first + r < rows ? d : 0;
+      acc[r] = 0.f;
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        const int c0 = norm::chunk_column<T, ITEMS>(0, i, access[r].phase);
+        float v[kVec];
+        E::unpack(norm::opaque(xs[r][i]), v);
+        if (norm::chunk_inside<T>(c0, cols)) {
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) acc[r] = fmaf(v[e] - mu[r], v[e] - mu[r], acc[r]);
+        } else {
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) {
+            const float dev = (c0 + e >= 0 && c0 + e < cols) ? v[e] - mu[r] : 0.f;
+            acc[r] = fmaf(dev, dev, acc[r]);
+          }
+        }
+      }
+    }
+    norm::row_group_sum<true>(acc, scratch, parity);
+    float inv_std[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const long long row = first + r;
+      inv_std[r] = rsqrtf(norm::mean_of(acc[r], d) + eps);
+      if (row < rows && threadIdx.x == 0) {
+        if (mean != nullptr) mean[row] = mu[r];
+        if (rstd != nullptr) rstd[row] = inv_std[r];
+      }
+    }
+    // Chunk by chunk, each chunk of gamma and beta read once for every row on the first row's
+    // chunk grid (a row on another grid, an odd stride, reads its own): a whole tile of both
+    // held beside the rows spills.
+    const bool gamma_vec = norm::weight_vec_ok(gamma, access[0]);
+    const bool beta_vec = norm::weight_vec_ok(beta, access[0]);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int first_c0 = norm::chunk_column<T, ITEMS>(0, i, access[0].phase);
+      uint4 g0 = make_uint4(0u, 0u, 0u, 0u), b0 = g0;
+      if (gamma != nullptr)
+        g0 = norm::load_chunk_packed<T, norm::Load::ReadOnly>(gamma, first_c0, d, gamma_vec);
+      if (beta != nullptr)
+        b0 = norm::load_chunk_packed<T, norm::Load::ReadOnly>(beta, first_c0, d, beta_vec);
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        const long long row = first + r;
+        const bool active = row < rows;
+        const int cols = active ? d : 0;
+        T* yr = y + (active ? row : 0) * static_cast<long long>(y_stride);
+        const bool shared_grid = access[r].phase == access[0].phase;
+        const int c0 = norm::chunk_column<T, ITEMS>(0, i, access[r].phase);
+        float v[kVec];
+        E::unpack(norm::opaque(xs[r][i]), v);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) v[e] = (v[e] - mu[r]) * inv_std[r];
+        if (gamma != nullptr) {
+          float g[kVec];
+          E::unpack(shared_grid ? g0
+                                : norm::load_chunk_packed<T, norm::Load::ReadOnly>(
+                                      gamma, c0, d, norm::weight_vec_ok(gamma, access[r])),
+                    g);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) v[e] *= g[e];
+        }
+        if (beta != nullptr) {
+          float b[kVec];
+          E::unpack(shared_grid ? b0
+                                : norm::load_chunk_packed<T, norm::Load::ReadOnly>(
+                                      beta, c0, d, norm::weight_vec_ok(beta, access[r])),
+                    b);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) v[e] += b[e];
+        }
+        norm::store_chunk(yr, c0, cols, access[r].vec, v);
+      }
+    }
+  }
+}
+
+}  // namespace ladder
