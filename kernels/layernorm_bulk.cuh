@@ -21,6 +21,14 @@ namespace norm {
 // of them it uses.
 constexpr int kMaxBulkStages = 8;
 
+// The same value, hidden from the optimizer, so that a loop-invariant widening of packed weights
+// is redone in each row rather than hoisted (16-bit weights widened once for the whole loop
+// would double their registers and spill).
+__device__ __forceinline__ uint4 opaque(uint4 u) {
+  asm volatile("" : "+r"(u.x), "+r"(u.y), "+r"(u.z), "+r"(u.w));
+  return u;
+}
+
 // One row, element by element, straight from global memory: the path for launches the bulk
 // copies cannot serve (pointers or strides off the 16-byte grid, d not a whole number of chunks,
 // too little shared memory, or a device before sm_90). Correct and slow.

@@ -206,15 +206,6 @@ __device__ __forceinline__ bool weight_vec_ok(const void* w, const RowAccess& a)
   return a.vec && a.phase == 0 && offset_in_chunk(w) == 0;
 }
 
-// The same value, hidden from the optimizer, so that widening packed 16-bit values is redone
-// where each use needs it rather than done once and kept: widened once, a packed chunk holds
-// twice its registers for as long as any use remains (16-bit weights across a row loop,
-// layernorm_bulk.cuh; a row across LayerNorm's passes, layernorm_fwd_rows), which spills.
-__device__ __forceinline__ uint4 opaque(uint4 u) {
-  asm volatile("" : "+r"(u.x), "+r"(u.y), "+r"(u.z), "+r"(u.w));
-  return u;
-}
-
 // Shared memory for joining the warps of one row group: two buffers used alternately, so a
 // reduction never overwrites partials that another warp may still be reading from the previous
 // one (the barrier inside the intervening reduction orders them).

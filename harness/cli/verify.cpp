@@ -25,8 +25,7 @@ using Variant = std::map<std::string, std::string>;
 const std::vector<std::int64_t> kRows{1, 7, 83, 257, 4096};
 const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125, 8192, 16384};
 // staged: the cp.async-staged schedule; blocks=N pins a small grid so each block walks many rows.
-// rows2/rows4 (rmsnorm, layernorm): several rows a thread; odd strides put a group's rows on
-// different chunk grids.
+// rows2/rows4: several rows a thread; odd strides put a group's rows on different chunk grids.
 // wide: eight chunks a thread under a lower launch bound; the small shapes' 32768 and 65536 make
 // it stream, and the tiny ones put many rows in a block. 16-bit rows of 16383 (rmsnorm) and
 // 32765 or 32768 (add_rmsnorm) fill the bound in one tile, so the weight is staged in shared
@@ -114,10 +113,6 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"strided", "odd"}},
             {{"schedule", "wide"}, {"affine", "0"}},
-            {{"schedule", "rows2"}}, {{"schedule", "rows4"}},
-            {{"schedule", "rows2"}, {"affine", "0"}, {"inplace", "y_x"}},
-            {{"schedule", "rows2"}, {"affine", "beta"}, {"strided", "odd"}},
-            {{"schedule", "rows4"}, {"strided", "odd"}, {"write_stats", "0"}, {"affine", "gamma"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"affine", "0"}, {"inplace", "y_x"}},
             {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_threads", "1024"}},
             {{"schedule", "packed"}, {"weight_copies", "one"}},

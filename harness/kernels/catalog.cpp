@@ -39,7 +39,7 @@ const std::vector<OpEntry>& table() {
         {"add_rmsnorm", detail::plan_add_rmsnorm,
          {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged", "wide", "packed", "decode", "row", "loop"}}, {"stages", {"2", "3"}}},
          detail::add_rmsnorm_row_limits()},
-        {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "rows2", "rows4", "wide", "packed", "row", "loop", "bulk"}}}, detail::layernorm_row_limits()},
+        {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide", "packed", "row", "loop", "bulk"}}}, detail::layernorm_row_limits()},
         {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
         {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
         {"layernorm_bwd", detail::plan_layernorm_bwd, {{"shift", {"0", "1"}}, {"stats", {"saved", "recompute"}}},

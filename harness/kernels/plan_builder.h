@@ -71,8 +71,7 @@ struct StagedPlan {
 };
 // The values of the "schedule" variant: every forward op with a staged kernel, and rmsnorm, which
 // also has rows2|rows4 (rmsnorm_fwd_rows); each also has wide (read_wide), packed (read_packed)
-// and decode (read_decode). layernorm has the register kernel, plain or wide, rows2|rows4
-// (layernorm_fwd_rows) and packed.
+// and decode (read_decode). layernorm has the register kernel, plain or wide, and packed.
 extern const std::vector<std::string> kStagedSchedules;
 extern const std::vector<std::string> kRmsnormSchedules;
 extern const std::vector<std::string> kLayernormSchedules;
@@ -125,13 +124,12 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
                        const std::vector<int>& allowed, const DeviceLimits& device,
                        RowGeometry& g, bool rows_schedules = false);
 
-// schedule=rows2|rows4 (rmsnorm, layernorm): each row group normalizes 2 or 4 rows at once; auto
-// takes 2 where it measured faster (rmsnorm only). Returns the rows a thread takes (1: the register kernel, geometry
+// schedule=rows2|rows4 (rmsnorm): each row group normalizes 2 or 4 rows at once; auto takes 2
+// where it measured faster. Returns the rows a thread takes (1: the register kernel, geometry
 // untouched) and rewrites g for them. Only where one tile covers the row at ITEMS that fit the
 // registers with that many rows; elsewhere 1. g: the register kernel's geometry.
-int read_rows(VariantReader& v, const std::string& op, std::size_t elem_size, const Shape& s,
-              bool misaligned, const RowLimits& limits, int forced_items, int rows_per_block,
-              RowGeometry& g);
+int read_rows(VariantReader& v, std::size_t elem_size, const Shape& s, bool misaligned,
+              const RowLimits& limits, int forced_items, int rows_per_block, RowGeometry& g);
 
 // schedule=decode (plan_decode.cpp): rmsnorm_fwd_decode and add_rmsnorm_fwd_decode, one chunk a
 // thread and one row a block, where one block of at most 1024 threads covers the row (elsewhere

@@ -154,7 +154,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   int wide = read_wide(v, op, kRmsnormSchedules, elem, s, misaligned, limits, forced, rpb, g);
   const StagedPlan staged = read_staged(v, op, elem, 1, s, misaligned, forced,
                                         allowed_items(elem, limits), device, g, true);
-  const int rows_per_thread = read_rows(v, op, elem, s, misaligned, limits, forced, rpb, g);
+  const int rows_per_thread = read_rows(v, elem, s, misaligned, limits, forced, rpb, g);
   const PackedPlan packed = read_packed(v, op, kRmsnormSchedules, elem, 1, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool decode = read_decode(v, kRmsnormSchedules, elem, s, misaligned, limits, forced, rpb,
@@ -356,23 +356,21 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
   int wide = read_wide(v, op, kLayernormSchedules, elem, s, misaligned, limits, forced, rpb, g);
-  const int rows_per_thread = read_rows(v, op, elem, s, misaligned, limits, forced, rpb, g);
   const PackedPlan packed = read_packed(v, op, kLayernormSchedules, elem, 2, 1, s,
                                         strides_dense(strides, s.d), forced, rpb, device, g);
   const bool block_row = read_block_row(v, op, kLayernormSchedules, elem, s, forced, rpb,
-                                        packed.packed || rows_per_thread > 1,
+                                        packed.packed,
                                         block_row_auto(elem, s, misaligned, 0, kBlockRowMaxChunksLayernorm),
                                         g);
-  const bool other = packed.packed || block_row || rows_per_thread > 1;
-  const LoopPlan loop = read_loop(v, op, kLayernormSchedules, elem, s, other, streamed, device, g);
+  const LoopPlan loop = read_loop(v, op, kLayernormSchedules, elem, s, packed.packed || block_row,
+                                  streamed, device, g);
   const BulkPlan bulk = read_bulk(v, op, kLayernormSchedules, elem, s, misaligned,
-                                  other || loop.loop, device, g);
+                                  packed.packed || block_row || loop.loop, device, g);
   if (block_row || loop.loop || bulk.bulk) wide = 0;
   const int row_grid = read_row_grid(v, op, kLayernormSchedules, block_row, layernorm_row_resident(elem, s.d));
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
   v.finish();
-  expect_one_schedule(op, wide, rows_per_thread > 1);
   const std::uint32_t row_shared = block_row ? block_row_shared_bytes(g, elem, s.d, with_gamma && with_beta ? 2 : 0, stage_weight) : 0;
   apply_row_grid(row_grid, device, s.rows, row_shared, g);
 
@@ -389,8 +387,6 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                                 std::to_string(bulk.items) + ", " + std::to_string(bulk.threads) + ">"
             : block_row   ? entry("layernorm_fwd_row", ref.dtype, g.items,
                                   ", " + std::to_string(g.threads_per_row))
-            : rows_per_thread > 1 ? entry("layernorm_fwd_rows", ref.dtype, g.items,
-                                          ", " + std::to_string(rows_per_thread))
                           : entry("layernorm_fwd", ref.dtype, g.items,
                                   register_args(wide, g, false, off_grid));
   L.buffers.push_back(io_input("x", in_place, ref.dtype, s, strides["x"]));

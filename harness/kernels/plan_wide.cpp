@@ -48,7 +48,7 @@ bool wide_measured_faster(const std::string& op, std::size_t elem_size, std::int
 
 }  // namespace
 
-const std::vector<std::string> kLayernormSchedules{"auto", "regs", "rows2", "rows4", "wide", "packed", "row", "loop", "bulk"};
+const std::vector<std::string> kLayernormSchedules{"auto", "regs", "wide", "packed", "row", "loop", "bulk"};
 
 int read_wide(VariantReader& v, const std::string& op, const std::vector<std::string>& schedules,
               std::size_t elem_size, const Shape& s, bool misaligned, const RowLimits& limits,
