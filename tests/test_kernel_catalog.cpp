@@ -102,6 +102,32 @@ TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[ke
   CHECK(decode.front().block[0] >= 256);
 }
 
+TEST_CASE("rows a block: two where a 16-bit LayerNorm or RMSNorm row takes one warp, else 256 threads",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  struct Want { std::string op; DType dt; std::int64_t d; std::string entry; std::uint32_t rpb; };
+  for (const auto& w : {Want{"layernorm", DType::BF16, 1024, "ladder::layernorm_fwd<__nv_bfloat16, 4>", 2},
+                        Want{"layernorm", DType::F16, 1024, "ladder::layernorm_fwd<__half, 4>", 2},
+                        Want{"layernorm", DType::BF16, 768, "ladder::layernorm_fwd<__nv_bfloat16, 3>", 2},
+                        Want{"rmsnorm", DType::BF16, 768, "ladder::rmsnorm_fwd<__nv_bfloat16, 3>", 2},
+                        // Narrower 16-bit rows, fp32 rows and add_rmsnorm: eight warps' worth.
+                        Want{"layernorm", DType::BF16, 256, "ladder::layernorm_fwd<__nv_bfloat16, 4>", 32},
+                        Want{"layernorm", DType::F32, 512, "ladder::layernorm_fwd<float, 4>", 8},
+                        Want{"add_rmsnorm", DType::BF16, 512, "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>", 8}}) {
+    const auto L = plan_checked({w.op, w.dt, {}}, {{"rows", 65536}, {"d", w.d}}).front();
+    INFO(w.op << " " << ladder::label(w.dt) << " d=" << w.d << " " << L.entry << " block " << L.block[0]
+              << "x" << L.block[1]);
+    CHECK(L.entry == w.entry);
+    CHECK(L.block[1] == w.rpb);
+    CHECK(std::int64_t{L.grid[0]} * L.block[1] >= 65536);
+  }
+  // rpb pins it; two rows a thread (rmsnorm's auto at d = 1024) keep their own geometry.
+  CHECK(plan_checked({"layernorm", DType::BF16, {{"rpb", "8"}}}, {{"rows", 65536}, {"d", 1024}}).front().block[1] == 8);
+  const auto rows2 = plan_checked({"rmsnorm", DType::BF16, {}}, {{"rows", 65536}, {"d", 1024}}).front();
+  CHECK(rows2.entry == "ladder::rmsnorm_fwd_rows<__nv_bfloat16, 2, 2>");
+  CHECK(rows2.block[0] == 64);
+}
+
 TEST_CASE("plan declares variants' buffers, aliases and null arguments", "[kernels]") {
   ladder::register_builtin_oracles();
   const Case c{{"rows", 5}, {"d", 33}};

@@ -134,9 +134,12 @@ RowGeometry choose_row_geometry(std::size_t elem_size, std::int64_t rows, std::i
     }
   }
   g.streams = chunks > static_cast<std::int64_t>(g.threads_per_row) * g.items;
+  const int block_threads =
+      elem_size == 2 && g.threads_per_row == kWarp && limits.one_warp_block_threads_16bit > 0
+          ? limits.one_warp_block_threads_16bit
+          : limits.target_block_threads;
   g.rows_per_block =
-      g.threads_per_row <= kWarp ? std::max(1, limits.target_block_threads / g.threads_per_row)
-                                 : 1;
+      g.threads_per_row <= kWarp ? std::max(1, block_threads / g.threads_per_row) : 1;
   g.blocks = std::max<std::int64_t>(1, ceil_div(rows, g.rows_per_block));
   return g;
 }
