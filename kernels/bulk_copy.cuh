@@ -16,6 +16,10 @@
 namespace ladder {
 namespace norm {
 
+// The stages a bulk kernel's barriers allow; the launch's dynamic shared memory sets how many
+// of them it uses.
+constexpr int kMaxBulkStages = 8;
+
 #if LADDER_BULK_COPY
 // An mbarrier that completes a phase when `arrivals` threads have arrived and every byte they
 // announced has landed.
@@ -36,20 +40,32 @@ __device__ __forceinline__ void bulk_reuse_fence() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
-// Arrives on `bar` announcing `bytes`, and starts copying them from global `src` to shared `dst`
-// (both 16-byte aligned, bytes a multiple of 16); the barrier's phase completes when they land.
-// No L2 policy: with an evict-first hint the H200 measured the copies 3-8% slower (call 144,
-// reports/h200/bench-bulk-2.txt).
-__device__ __forceinline__ void bulk_copy_row(void* dst, const void* src, unsigned bytes,
-                                              unsigned long long* bar) {
+// Arrives on `bar` announcing `bytes` that copies started on it will bring.
+__device__ __forceinline__ void bulk_arrive_expect(unsigned long long* bar, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)),
                "r"(bytes)
                : "memory");
+}
+
+// Starts copying `bytes` from global `src` to shared `dst` (both 16-byte aligned, bytes a
+// multiple of 16); they count towards the phase of `bar` that an arrival announced.
+// No L2 policy: with an evict-first hint the H200 measured the copies 3-8% slower (call 144,
+// reports/h200/bench-bulk-2.txt).
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes,
+                                          unsigned long long* bar) {
   asm volatile(
       "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
       " [%0], [%1], %2, [%3];" ::"r"(shared_address(dst)),
       "l"(src), "r"(bytes), "r"(shared_address(bar))
       : "memory");
+}
+
+// One row: arrives on `bar` announcing its bytes and starts their copy; the barrier's phase
+// completes when they land.
+__device__ __forceinline__ void bulk_copy_row(void* dst, const void* src, unsigned bytes,
+                                              unsigned long long* bar) {
+  bulk_arrive_expect(bar, bytes);
+  bulk_copy(dst, src, bytes, bar);
 }
 
 // Spins until the barrier's phase of this parity has completed.

@@ -17,10 +17,6 @@
 namespace ladder {
 
 namespace norm {
-// The stages a bulk kernel's barriers allow; the launch's dynamic shared memory sets how many
-// of them it uses.
-constexpr int kMaxBulkStages = 8;
-
 // The same value, hidden from the optimizer, so that a loop-invariant widening of packed weights
 // is redone in each row rather than hoisted (16-bit weights widened once for the whole loop
 // would double their registers and spill).

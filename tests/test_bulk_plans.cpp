@@ -2,6 +2,8 @@
 // limits, the keys that pin them, the element-by-element plans, and the keys and devices it
 // refuses. No GPU needed.
 #include <cstdint>
+#include <map>
+#include <stdexcept>
 #include <string>
 
 #include "tests/catch.h"
@@ -133,4 +135,50 @@ TEST_CASE("schedule=auto copies 16-bit LayerNorm rows of 4096 chunks whole, wher
   }
   // schedule=auto said aloud is auto.
   CHECK(auto_entry(DType::BF16, 2048, 32768, {{"schedule", "auto"}}).entry.find("_bulk<") != std::string::npos);
+}
+
+TEST_CASE("schedule=bulk for layernorm_bwd: x and dy staged whole, one partial row a block", "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto bwd = [](DType dt, std::int64_t rows, std::int64_t d, std::map<std::string, std::string> more = {},
+                const DeviceLimits& device = DeviceLimits::h200()) {
+    more["schedule"] = "bulk";
+    return plan_checked({"layernorm_bwd", dt, more}, {{"rows", rows}, {"d", d}}, device);
+  };
+  // bf16 d = 8192: 1024 chunks, one a thread in 1024 threads; one block an SM, with as many
+  // 32 KiB stages (a row of x and one of dy) as a block's shared memory holds: seven.
+  const auto plan = bwd(DType::BF16, 4096, 8192);
+  const KernelLaunch& L = plan.front();
+  CHECK(L.entry == "ladder::layernorm_bwd_bulk<__nv_bfloat16, 1, 1024>");
+  CHECK(L.source.find("layernorm_bwd_bulk.cuh") != std::string::npos);
+  CHECK(L.block[0] == 1024);
+  CHECK(L.grid[0] == 132);
+  CHECK(L.shared_bytes == 7u * 2 * 8192 * 2);
+  CHECK(L.shared_bytes + 1024 <= DeviceLimits::h200().shared_per_block_optin);
+  // Every block writes one partial row of each sum; the reduce adds exactly those.
+  for (const char* name : {"dgamma_partial", "dbeta_partial"}) {
+    const auto* partial = find_buffer(L, name);
+    REQUIRE(partial != nullptr);
+    CHECK(partial->rows == L.grid[0]);
+  }
+  REQUIRE(plan.size() == 2);
+  CHECK(plan[1].entry == "ladder::column_sum_pair<__nv_bfloat16>");
+  CHECK(plan[1].args[4].value == 132.0);  // parts
+  // fp32 d = 4096 (1024 chunks): one a thread; ITEMS and block pinned; three blocks for tests.
+  CHECK(bwd(DType::F32, 4096, 4096).front().entry == "ladder::layernorm_bwd_bulk<float, 1, 1024>");
+  CHECK(bwd(DType::BF16, 4096, 8192, {{"bulk_items", "4"}}).front().entry ==
+        "ladder::layernorm_bwd_bulk<__nv_bfloat16, 4, 256>");
+  CHECK(bwd(DType::BF16, 4096, 8192, {{"bulk_grid", "3"}}).front().grid[0] == 3);
+  CHECK(bwd(DType::BF16, 4096, 8192, {{"bulk_stages", "2"}}).front().shared_bytes == 2u * 2 * 8192 * 2);
+  // Odd strides: the element-by-element path, no stages.
+  CHECK(bwd(DType::BF16, 83, 769, {{"strided", "odd"}}).front().shared_bytes == 0);
+  // Refused: before sm_90, keys of other schedules, and bulk keys without it.
+  CHECK_THROWS_AS(bwd(DType::BF16, 4096, 8192, {}, DeviceLimits::a100()), std::invalid_argument);
+  CHECK_THROWS_AS(bwd(DType::BF16, 4096, 8192, {{"items", "2"}}), std::invalid_argument);
+  CHECK_THROWS_AS(bwd(DType::BF16, 4096, 8192, {{"shift", "1"}}), std::invalid_argument);
+  CHECK_THROWS_AS(bwd(DType::BF16, 4096, 8192, {{"bulk_stages", "8"}}), std::invalid_argument);
+  CHECK_THROWS_AS(plan_checked({"layernorm_bwd", DType::BF16, {{"bulk_items", "2"}}}, {{"rows", 8}, {"d", 64}}),
+                  std::invalid_argument);
+  // auto keeps the register kernel.
+  CHECK(plan_checked({"layernorm_bwd", DType::BF16, {}}, {{"rows", 4096}, {"d", 8192}}).front().entry ==
+        "ladder::layernorm_bwd<__nv_bfloat16, 2>");
 }

@@ -146,7 +146,15 @@ std::vector<Variant> variants_of(const std::string& op) {
     return {{{"affine", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}}, {{"shift", "1"}},
             {{"stats", "recompute"}}, {{"stats", "recompute"}, {"strided", "odd"}},
             {{"stats", "recompute"}, {"affine", "0"}}, {{"column_sums", "separate"}},
-            {{"column_sums", "separate"}, {"pdl", "0"}, {"strided", "odd"}}};
+            {{"column_sums", "separate"}, {"pdl", "0"}, {"strided", "odd"}},
+            // bulk: rows staged whole; odd strides take its element-by-element path, three
+            // blocks walk many rows each (the barriers' phases wrap: with one stage every row).
+            {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"stats", "recompute"}},
+            {{"schedule", "bulk"}, {"affine", "0"}, {"strided", "1"}},
+            {{"schedule", "bulk"}, {"strided", "odd"}},
+            {{"schedule", "bulk"}, {"strided", "odd"}, {"stats", "recompute"}, {"pdl", "0"}},
+            {{"schedule", "bulk"}, {"bulk_grid", "3"}},
+            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"stats", "recompute"}}};
   return {};
 }
 

@@ -42,7 +42,7 @@ const std::vector<OpEntry>& table() {
         {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide", "packed", "row", "loop", "bulk"}}}, detail::layernorm_row_limits()},
         {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
         {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {{"shift", {"0", "1"}}}, detail::backward_row_limits()},
-        {"layernorm_bwd", detail::plan_layernorm_bwd, {{"shift", {"0", "1"}}, {"stats", {"saved", "recompute"}}},
+        {"layernorm_bwd", detail::plan_layernorm_bwd, {{"shift", {"0", "1"}}, {"stats", {"saved", "recompute"}}, {"schedule", {"regs", "bulk"}}},
          detail::backward_row_limits()},
         {"column_sum", detail::plan_column_sum, {}, RowLimits{}},
     };
@@ -125,11 +125,16 @@ std::vector<KernelRef> all_specializations() {
             }
           continue;
         }
-        // schedule=bulk: one instantiation per ITEMS and block width.
+        // schedule=bulk: one instantiation per ITEMS and block width (layernorm_bwd's serves
+        // either statistics, and has no shifted build).
         if (combo.count("schedule") && combo.at("schedule") == "bulk") {
+          if ((combo.count("shift") && combo.at("shift") != "0") ||
+              (combo.count("stats") && combo.at("stats") != "saved"))
+            continue;
           for (const char* items : {"1", "2", "4"})
             for (const char* threads : {"32", "64", "128", "256", "512", "1024"}) {
               auto v = combo;
+              v.erase("shift");
               v["bulk_items"] = items;
               v["bulk_threads"] = threads;
               out.push_back({e.name, dt, v});

@@ -336,13 +336,22 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   const double eps = read_eps(op, sc);
 
   auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
-  const BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
+  BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
+  const BulkPlan bulk = read_backward_bulk(v, op, elem, s, strides_misaligned(strides, elem), device, plan.g);
+  if (bulk.bulk) {
+    if (forced != 0 || shift != "auto" || broken != "none")
+      fail(op, "schedule=bulk takes its geometry from bulk_items and bulk_threads and keeps no "
+               "column sums in shared memory: drop items, shift and broken_launch");
+    plan.shifted = false;
+  }
   const RowGeometry& g = plan.g;
   const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
 
   KernelLaunch L;
-  L.source = source_path("layernorm_bwd.cuh");
-  L.entry = entry("layernorm_bwd", ref.dtype, g.items, plan.shifted, !saved);
+  L.source = source_path(bulk.bulk ? "layernorm_bwd_bulk.cuh" : "layernorm_bwd.cuh");
+  L.entry = bulk.bulk ? "ladder::layernorm_bwd_bulk<" + dtype_template_name(ref.dtype) + ", " +
+                            std::to_string(bulk.items) + ", " + std::to_string(bulk.threads) + ">"
+                      : entry("layernorm_bwd", ref.dtype, g.items, plan.shifted, !saved);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   if (affine) L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(rows_by_d("dy", BufferRole::Input, ref.dtype, s, strides["dy"]));
@@ -373,7 +382,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
             i32(strides["dy"]),
             i32(strides["dx"]),
             f32(eps)};
-  set_geometry(L, g, sums_bytes_as_asked(broken, op, g, affine ? 2 : 0));
+  set_geometry(L, g, bulk.bulk ? bulk.shared_bytes : sums_bytes_as_asked(broken, op, g, affine ? 2 : 0));
   v.finish();
   L.oracle = "kernel.layernorm_bwd";
   L.scalars = {{"eps", eps}};

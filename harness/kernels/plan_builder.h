@@ -254,6 +254,13 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem_size,
                    const Shape& s, bool misaligned, bool other_schedule,
                    const DeviceLimits& device, RowGeometry& g);
+// schedule=auto|regs|bulk for layernorm_bwd (plan_backward_bulk.cpp): bulk takes
+// kernels/layernorm_bwd_bulk.cuh, rows of x and dy in shared-memory stages, with the same keys as
+// read_bulk (bulk_items auto: the fewest chunks a thread that cover the row in 1024 threads).
+// Rewrites g (its blocks are the partial rows) where bulk.
+BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t elem_size,
+                            const Shape& s, bool misaligned, const DeviceLimits& device,
+                            RowGeometry& g);
 
 // auto's streamed choice for this call, or threads 0: the table's entry where the rows are
 // aligned, at least kLoopAutoMinRows, and the variant names only keys that leave the schedule

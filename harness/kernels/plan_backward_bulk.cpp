@@ -1,0 +1,97 @@
+// schedule=bulk for layernorm_bwd (kernels/layernorm_bwd_bulk.cuh): rows of x and dy copied whole
+// into shared-memory stages by the Tensor Memory Accelerator, several rows ahead of the one being
+// differentiated, with the weight-gradient sums in registers.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "harness/kernels/plan_builder.h"
+
+namespace ladder::kernels::detail {
+namespace {
+
+const std::vector<std::string> kItems{"auto", "1", "2", "4"};
+const std::vector<std::string> kThreads{"auto", "32", "64", "128", "256", "512", "1024"};
+const std::vector<std::string> kStages{"auto", "1", "2", "3", "4", "5", "6", "7", "8"};
+
+// The most registers a thread may take under the kernel's launch bound (64 at ITEMS 1, else all
+// that one block an SM leaves), for the blocks an SM holds; ptxas may take fewer (sm_90: 16-bit
+// ITEMS 2 x 512 threads 128, 4 x 256 236; fp32 4 x 512 114).
+int bulk_registers(int items, int threads) {
+  return items == 1 ? 64 : std::min(255, 65536 / threads / 8 * 8);
+}
+
+}  // namespace
+
+BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t elem_size,
+                            const Shape& s, bool misaligned, const DeviceLimits& device,
+                            RowGeometry& g) {
+  const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "bulk"});
+  const std::string items_key = v.get("bulk_items", "auto", kItems);
+  const std::string threads_key = v.get("bulk_threads", "auto", kThreads);
+  const std::string stages_key = v.get("bulk_stages", "auto", kStages);
+  const std::string grid_key = v.get("bulk_grid", "auto", {"auto", "3"});
+  for (const auto& [key, value] : {std::pair{"bulk_items", items_key},
+                                   std::pair{"bulk_threads", threads_key},
+                                   std::pair{"bulk_stages", stages_key},
+                                   std::pair{"bulk_grid", grid_key}})
+    if (value != "auto" && schedule != "bulk")
+      fail(op, std::string(key) + "=" + value + " needs schedule=bulk");
+  BulkPlan plan;
+  if (schedule != "bulk") return plan;
+  if (device.compute_capability < 90)
+    fail(op, "schedule=bulk needs sm_90 or later (the Tensor Memory Accelerator's bulk copies); "
+             "this device is sm_" + std::to_string(device.compute_capability));
+  plan.bulk = true;
+  const std::int64_t chunks = row_chunks(elem_size, s.d, false);
+  const std::int64_t stage_bytes = 2 * s.d * static_cast<std::int64_t>(elem_size);  // x and dy
+  // ITEMS: pinned, or the fewest that cover the row with at most 1024 threads.
+  plan.items = items_key != "auto" ? std::stoi(items_key)
+               : chunks <= 1024    ? 1
+               : chunks <= 2048    ? 2
+                                   : 4;
+  plan.threads = threads_key != "auto"
+                     ? std::stoi(threads_key)
+                     : std::clamp(pow2_at_least(ceil_div(chunks, plan.items)), 32, 1024);
+  // The bulk path: rows and gamma on the 16-byte grid, d a whole number of chunks, a block that
+  // covers the row, and one stage within a block's shared memory. Anything else runs the
+  // kernel's element-by-element path, which takes no shared memory.
+  const std::int64_t max_stage_bytes = device.shared_per_block_optin - kStaticSharedReserve;
+  const bool on_path = !misaligned && s.d * static_cast<std::int64_t>(elem_size) % kChunkBytes == 0 &&
+                       static_cast<std::int64_t>(plan.threads) * plan.items >= chunks &&
+                       stage_bytes > 0 && stage_bytes <= max_stage_bytes;
+  const int registers = bulk_registers(plan.items, plan.threads);
+  std::int64_t per_sm = resident_blocks_per_sm(device, plan.threads, kStaticSharedReserve, registers);
+  if (on_path) {
+    if (stages_key != "auto") {
+      plan.stages = std::stoi(stages_key);
+      if (plan.stages * stage_bytes > max_stage_bytes)
+        fail(op, "bulk_stages=" + stages_key + " stages of " + std::to_string(stage_bytes) +
+                     " bytes exceed a block's " + std::to_string(max_stage_bytes) +
+                     " bytes of shared memory");
+    } else {
+      // As many stages as the blocks the registers allow leave room for; fewer blocks where that
+      // is under two stages.
+      for (;; --per_sm) {
+        const std::int64_t room = (device.shared_per_sm - kRuntimeSharedPerBlock) / per_sm -
+                                  kRuntimeSharedPerBlock - kStaticSharedReserve;
+        plan.stages = static_cast<int>(std::min<std::int64_t>(
+            {kBulkMaxStages, room / stage_bytes, max_stage_bytes / stage_bytes}));
+        if (plan.stages >= 2 || per_sm == 1) break;
+      }
+    }
+    plan.shared_bytes = static_cast<std::uint32_t>(plan.stages * stage_bytes);
+    per_sm = resident_blocks_per_sm(device, plan.threads, plan.shared_bytes + kStaticSharedReserve,
+                                    registers);
+  }
+  g.items = plan.items;
+  g.threads_per_row = plan.threads;
+  g.rows_per_block = 1;
+  g.streams = false;
+  const std::int64_t rows = std::max<std::int64_t>(1, s.rows);
+  g.blocks = grid_key == "3" ? std::min<std::int64_t>(rows, 3)
+                             : std::min<std::int64_t>(rows, device.sm_count * per_sm);
+  return plan;
+}
+
+}  // namespace ladder::kernels::detail

@@ -1,0 +1,288 @@
+// LayerNorm backward with its rows of x and dy copied whole into shared memory by the Tensor
+// Memory Accelerator (bulk_copy.cuh), several rows ahead of the one being differentiated.
+// The math is layernorm_bwd's (layernorm_bwd.cuh):
+//   xhat = (x - mean) * rstd, g = dy * gamma (gamma = 1 when absent)
+//   dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
+//   dgamma = sum over rows of dy * xhat, dbeta = sum over rows of dy
+//
+// Why: layernorm_bwd holds a row and the next one in registers. At 16-bit d = 8192 that is one
+// 512-thread block of 121-128 registers an SM, with one row in flight beside the one being
+// worked on (0.67 of the copy ceiling at 4096x8192, call 151). Here a block walks rows
+// blockIdx.x, + gridDim.x, ... with STAGES rows of x and dy in shared memory: one thread starts
+// each row's two copies with two instructions, and the copies of the rows ahead land while the
+// block works. A thread owns the same columns in every row, so its dgamma and dbeta sums stay in
+// registers until the block writes its partial rows (backward_common.cuh's scheme: no atomics,
+// reduced in a fixed order by column_sum.cuh).
+// Geometry and ABI: kernels/README.md.
+#pragma once
+#include "backward_common.cuh"
+#include "bulk_copy.cuh"
+
+namespace ladder {
+
+namespace norm {
+// The block's statistics of one row (mean and rstd): saved (the forward pass's), or recomputed
+// from x by the two-pass rule with eps when either pointer is null.
+struct RowStats {
+  float mean = 0.f;
+  float rstd = 0.f;
+};
+
+// One row of the backward, element by element straight from global memory: the path for
+// launches the bulk copies cannot serve (pointers or strides off the 16-byte grid, d not a whole
+// number of chunks, too little shared memory, or a device before sm_90). Correct and slow.
+// dgamma_row, dbeta_row: the block's partial rows (null: none); `first`: the block's first row,
+// which writes them rather than adds to them. Every column's sums are kept by one thread, in row
+// order. Aliasing: each element of dx is written by the thread that last read x and dy there,
+// after the row's reductions.
+template <typename T, int THREADS>
+__device__ __forceinline__ void layernorm_bwd_row_elementwise(
+    T* dxr, float* dgamma_row, float* dbeta_row, const T* xr, const T* gamma, const T* dyr,
+    const float* mean, const float* rstd, long long row, int d, float eps, bool first,
+    ReduceScratch<2>& scratch, int& parity) {
+  using E = Elem<T>;
+  const int tx = static_cast<int>(threadIdx.x);
+  RowStats st;
+  if (mean != nullptr && rstd != nullptr) {
+    st.mean = mean[row];
+    st.rstd = rstd[row];
+  } else {
+    float s[2] = {0.f, 0.f};
+    for (int c = tx; c < d; c += THREADS) s[0] += E::to_float(xr[c]);
+    row_group_sum<true>(s, scratch, parity);
+    st.mean = mean_of(s[0], d);
+    s[0] = 0.f;
+    for (int c = tx; c < d; c += THREADS) {
+      const float dev = E::to_float(xr[c]) - st.mean;
+      s[0] = fmaf(dev, dev, s[0]);
+    }
+    row_group_sum<true>(s, scratch, parity);
+    st.rstd = rsqrtf(mean_of(s[0], d) + eps);
+  }
+  auto grad = [&](int c) {
+    const float g = E::to_float(dyr[c]);
+    return gamma != nullptr ? g * E::to_float(gamma[c]) : g;
+  };
+  float s[2] = {0.f, 0.f};  // sum(g), sum(g * xhat)
+  for (int c = tx; c < d; c += THREADS) {
+    const float g = grad(c);
+    s[0] += g;
+    s[1] = fmaf(g, (E::to_float(xr[c]) - st.mean) * st.rstd, s[1]);
+  }
+  row_group_sum<true>(s, scratch, parity);
+  const float mean_g = mean_of(s[0], d);
+  const float mean_gxhat = mean_of(s[1], d);
+  for (int c = tx; c < d; c += THREADS) {
+    const float dy_c = E::to_float(dyr[c]);
+    const float xhat = (E::to_float(xr[c]) - st.mean) * st.rstd;
+    const float g = grad(c);
+    dxr[c] = E::from_float(st.rstd * (g - mean_g - xhat * mean_gxhat));
+    if (dgamma_row != nullptr) {
+      dgamma_row[c] = (first ? 0.f : dgamma_row[c]) + dy_c * xhat;
+      dbeta_row[c] = (first ? 0.f : dbeta_row[c]) + dy_c;
+    }
+  }
+}
+
+// Whether the bulk path may serve a launch: every row tensor and gamma on the 16-byte grid, with
+// strides and d whole numbers of chunks.
+template <typename T>
+__device__ __forceinline__ bool backward_bulk_ok(const T* x, int x_stride, const T* dy,
+                                                 int dy_stride, const T* dx, int dx_stride, int d,
+                                                 const T* gamma) {
+  constexpr int kVec = Elem<T>::kVec;
+  return d % kVec == 0 && x_stride % kVec == 0 && dy_stride % kVec == 0 &&
+         dx_stride % kVec == 0 && offset_in_chunk(x) == 0 && offset_in_chunk(dy) == 0 &&
+         offset_in_chunk(dx) == 0 && (gamma == nullptr || offset_in_chunk(gamma) == 0);
+}
+}  // namespace norm
+
+// THREADS: the block, one row at a time (32-1024, a multiple of 32); thread tx owns chunks
+// tx + i * THREADS, i < ITEMS, so THREADS * ITEMS * VEC >= d on the bulk path (else it traps).
+// Dynamic shared memory: STAGES * 2 * d * sizeof(T) bytes (a row of x and one of dy a stage),
+// STAGES = 1..8 (the launch's size picks it). The grid is any number of blocks; block b takes rows
+// b, b + gridDim.x, ... and writes partial row b of dgamma_partial and dbeta_partial ([gridDim.x,
+// d] fp32, nullable together: no affine parameters), every column, zeros where it took no row;
+// column_sum_pair<T> reduces them. gamma: nullable. mean, rstd: [rows] fp32 as the forward pass
+// wrote them; with either null both are recomputed from x (two-pass, with eps), else eps is not
+// used. Aliasing: dx may be x or dy (same stride): a row's copies have landed before any of its
+// outputs is written, and a copy in flight is always of a row ahead.
+// The launch bound: one chunk a thread keeps a thread at 64 registers (ptxas, sm_90: none
+// spilled), so that blocks narrower than 1024 threads share an SM; more chunks take what one
+// block an SM allows.
+template <typename T, int ITEMS, int THREADS>
+__global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
+    layernorm_bwd_bulk(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
+                       const T* gamma, const T* dy, const float* mean, const float* rstd, int rows,
+                       int d, int x_stride, int dy_stride, int dx_stride, float eps) {
+  static_assert(THREADS % 32 == 0 && THREADS >= 32 && THREADS <= 1024, "THREADS");
+  static_assert(ITEMS >= 1 && ITEMS <= 4, "ITEMS");
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  __shared__ norm::ReduceScratch<2> scratch;
+  __shared__ alignas(8) unsigned long long landed[norm::kMaxBulkStages];
+  extern __shared__ uint4 stage_chunks[];
+  if (blockDim.x != THREADS || blockDim.y != 1) __trap();
+  norm::allow_dependent_launch();
+  int parity = 0;
+  const int tx = static_cast<int>(threadIdx.x);
+  const bool saved = mean != nullptr && rstd != nullptr;
+  const bool partials = dgamma_partial != nullptr && dbeta_partial != nullptr;
+  float* dgamma_row = partials ? dgamma_partial + static_cast<long long>(blockIdx.x) * d : nullptr;
+  float* dbeta_row = partials ? dbeta_partial + static_cast<long long>(blockIdx.x) * d : nullptr;
+  const unsigned row_bytes = static_cast<unsigned>(d) * sizeof(T);
+  const int stages_fit =
+      row_bytes == 0 ? 0 : static_cast<int>(norm::dynamic_shared_bytes() / (2 * row_bytes));
+  const int stages = stages_fit < norm::kMaxBulkStages ? stages_fit : norm::kMaxBulkStages;
+  const bool bulk = LADDER_BULK_COPY && stages >= 1 &&
+                    norm::backward_bulk_ok(x, x_stride, dy, dy_stride, dx, dx_stride, d, gamma);
+  if (!bulk) {
+    bool first = true;
+    for (long long row = blockIdx.x; row < rows; row += gridDim.x, first = false)
+      norm::layernorm_bwd_row_elementwise<T, THREADS>(
+          dx + row * dx_stride, dgamma_row, dbeta_row, x + row * x_stride, gamma,
+          dy + row * dy_stride, mean, rstd, row, d, eps, first, scratch, parity);
+    if (first && partials) {  // no row: the partial rows are still the block's to write
+      for (int c = tx; c < d; c += THREADS) dgamma_row[c] = dbeta_row[c] = 0.f;
+    }
+    return;
+  }
+#if LADDER_BULK_COPY
+  const int chunks = d / kVec;
+  if (static_cast<long long>(THREADS) * ITEMS < chunks) __trap();
+  bool inside[ITEMS];
+  uint4 gs[ITEMS];
+  float dgamma_sum[ITEMS][kVec], dbeta_sum[ITEMS][kVec];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int c = i * THREADS + tx;
+    inside[i] = c < chunks;
+    gs[i] = inside[i] && gamma != nullptr ? __ldg(reinterpret_cast<const uint4*>(gamma) + c)
+                                          : make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) dgamma_sum[i][e] = dbeta_sum[i][e] = 0.f;
+  }
+  // Stage s holds a row of x (chunks [0, chunks)) and then its row of dy.
+  auto stage_of = [&](int s) { return stage_chunks + static_cast<long long>(s) * 2 * chunks; };
+  auto start_copies = [&](int k) {  // the block's k-th row into stage k % stages
+    const long long row = blockIdx.x + static_cast<long long>(k) * gridDim.x;
+    if (row >= rows) return;
+    const int s = k % stages;
+    norm::bulk_arrive_expect(&landed[s], 2 * row_bytes);
+    norm::bulk_copy(stage_of(s), x + row * static_cast<long long>(x_stride), row_bytes, &landed[s]);
+    norm::bulk_copy(stage_of(s) + chunks, dy + row * static_cast<long long>(dy_stride), row_bytes,
+                    &landed[s]);
+  };
+  if (tx == 0) {
+    for (int s = 0; s < stages; ++s) norm::bulk_barrier_init(&landed[s], 1);
+    norm::bulk_barrier_init_fence();
+    for (int k = 0; k < stages; ++k) start_copies(k);
+  }
+  __syncthreads();
+  int k = 0;
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x, ++k) {
+    const int s = k % stages;
+    // The saved statistics' loads are issued before the wait, which hides them.
+    norm::RowStats st;
+    if (saved) {
+      st.mean = __ldg(mean + row);
+      st.rstd = __ldg(rstd + row);
+    }
+    norm::bulk_wait(&landed[s], static_cast<unsigned>(k / stages) & 1u);
+    uint4 xs[ITEMS], dys[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      xs[i] = inside[i] ? stage_of(s)[i * THREADS + tx] : make_uint4(0u, 0u, 0u, 0u);
+      dys[i] = inside[i] ? stage_of(s)[chunks + i * THREADS + tx] : make_uint4(0u, 0u, 0u, 0u);
+    }
+    if (!saved) {  // the two-pass statistics; columns past the row are zero, left out of both
+      float acc[2] = {0.f, 0.f};
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        float v[kVec];
+        E::unpack(xs[i], v);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) acc[0] += v[e];
+      }
+      norm::row_group_sum<true>(acc, scratch, parity);
+      st.mean = norm::mean_of(acc[0], d);
+      acc[0] = 0.f;
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        if (!inside[i]) continue;
+        float v[kVec];
+        E::unpack(xs[i], v);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) acc[0] = fmaf(v[e] - st.mean, v[e] - st.mean, acc[0]);
+      }
+      norm::row_group_sum<true>(acc, scratch, parity);
+      st.rstd = rsqrtf(norm::mean_of(acc[0], d) + eps);
+    }
+    // g = dy * gamma for chunk i.
+    auto grad = [&](int i, float (&g)[kVec]) {
+      E::unpack(dys[i], g);
+      if (gamma == nullptr) return;
+      float gm[kVec];
+      E::unpack(gs[i], gm);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) g[e] *= gm[e];
+    };
+    float acc[2] = {0.f, 0.f};  // sum(g), sum(g * (x - mean))
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (!inside[i]) continue;
+      float v[kVec], g[kVec];
+      E::unpack(xs[i], v);
+      grad(i, g);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) {
+        acc[0] += g[e];
+        acc[1] = fmaf(g[e], v[e] - st.mean, acc[1]);
+      }
+    }
+    norm::row_group_sum<true>(acc, scratch, parity);
+    // Every thread has read this row's stage (the sums above needed it): refill it.
+    if (tx == 0) {
+      norm::bulk_reuse_fence();
+      start_copies(k + stages);
+    }
+    // dx = rstd * g - (rstd * mean(g) + xhat * rstd * mean(g * xhat)), as layernorm_bwd.
+    const float shift_g = st.rstd * norm::mean_of(acc[0], d);
+    const float slope_xhat = st.rstd * st.rstd * norm::mean_of(acc[1], d);
+    T* dxr = dx + row * static_cast<long long>(dx_stride);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (!inside[i]) continue;
+      float v[kVec], g[kVec], dyv[kVec];
+      E::unpack(xs[i], v);
+      E::unpack(dys[i], dyv);
+      grad(i, g);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) {
+        const float xhat = (v[e] - st.mean) * st.rstd;
+        dgamma_sum[i][e] = fmaf(dyv[e], xhat, dgamma_sum[i][e]);
+        dbeta_sum[i][e] += dyv[e];
+        g[e] = fmaf(st.rstd, g[e], fmaf(-xhat, slope_xhat, -shift_g));
+      }
+      __stcs(reinterpret_cast<uint4*>(dxr) + i * THREADS + tx, E::pack(g));
+    }
+  }
+  if (partials) {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (!inside[i]) continue;
+      float4* dg = reinterpret_cast<float4*>(dgamma_row + (i * THREADS + tx) * kVec);
+      float4* db = reinterpret_cast<float4*>(dbeta_row + (i * THREADS + tx) * kVec);
+#pragma unroll
+      for (int q = 0; q < kVec / 4; ++q) {
+        dg[q] = make_float4(dgamma_sum[i][4 * q], dgamma_sum[i][4 * q + 1],
+                            dgamma_sum[i][4 * q + 2], dgamma_sum[i][4 * q + 3]);
+        db[q] = make_float4(dbeta_sum[i][4 * q], dbeta_sum[i][4 * q + 1], dbeta_sum[i][4 * q + 2],
+                            dbeta_sum[i][4 * q + 3]);
+      }
+    }
+  }
+#endif
+}
+
+}  // namespace ladder
