@@ -102,7 +102,7 @@ TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[ke
   CHECK(decode.front().block[0] >= 256);
 }
 
-TEST_CASE("rows a block: two where a 16-bit LayerNorm or RMSNorm row takes one warp, else 256 threads",
+TEST_CASE("rows a block: two where a 16-bit LayerNorm or RMSNorm row on the 16-byte grid takes one warp, else 256 threads",
           "[kernels]") {
   ladder::register_builtin_oracles();
   struct Want { std::string op; DType dt; std::int64_t d; std::string entry; std::uint32_t rpb; };
@@ -113,7 +113,10 @@ TEST_CASE("rows a block: two where a 16-bit LayerNorm or RMSNorm row takes one w
                         // Narrower 16-bit rows, fp32 rows and add_rmsnorm: eight warps' worth.
                         Want{"layernorm", DType::BF16, 256, "ladder::layernorm_fwd<__nv_bfloat16, 4>", 32},
                         Want{"layernorm", DType::F32, 512, "ladder::layernorm_fwd<float, 4>", 8},
-                        Want{"add_rmsnorm", DType::BF16, 512, "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>", 8}}) {
+                        Want{"add_rmsnorm", DType::BF16, 512, "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>", 8},
+                        // Rows off the 16-byte grid (the OFF_GRID builds) keep eight too.
+                        Want{"layernorm", DType::BF16, 769, "ladder::layernorm_fwd<__nv_bfloat16, 4, 1024, true>", 8},
+                        Want{"rmsnorm", DType::BF16, 769, "ladder::rmsnorm_fwd<__nv_bfloat16, 4, 1024, false, true>", 8}}) {
     const auto L = plan_checked({w.op, w.dt, {}}, {{"rows", 65536}, {"d", w.d}}).front();
     INFO(w.op << " " << ladder::label(w.dt) << " d=" << w.d << " " << L.entry << " block " << L.block[0]
               << "x" << L.block[1]);

@@ -121,12 +121,15 @@ RowLimits rmsnorm_row_limits() {
   RowLimits limits;
   limits.spill_free_values_fp32 = 16;  // f32 ITEMS = 8 spills a little: only for wide rows
   limits.preferred_threads_per_row = 512;
-  // Two rows a block, not eight, where a 16-bit row takes one warp (call 152,
+  // Two rows a block, not eight, where a 16-bit row on the 16-byte grid takes one warp (call 152,
   // reports/h200/bench-rows-a-block.txt, two repeats, cold): layernorm bf16 65536x1024 73.5-74.0 us
   // against 74.9-75.6, f16 74.1 against 76.0-76.1, bf16 65536x768 58.4-58.9 against 60.5-60.8;
   // rmsnorm bf16 65536x768 54.6-54.8 against 56.7-56.8. One row a block measured the same, four
-  // as eight. Not measured for narrower rows (several a warp), fp32 or add_rmsnorm, which keep
-  // 256-thread blocks.
+  // as eight. Call 153 (bench-layernorm-occupancy.txt): rmsnorm f16 65536x768 55.1 against
+  // 56.7-56.9, layernorm bf16 300x1024 6.6-6.75 against 7.1-7.2; rows off the grid (d = 769,
+  // OFF_GRID builds) lost (layernorm bf16 65536x769 123.4-123.7 against 117.5-117.8, rmsnorm
+  // 85.9-86.1 against 82.3-82.4), so they keep eight. Not measured for narrower rows (several a
+  // warp), fp32 or add_rmsnorm, which keep 256-thread blocks.
   limits.one_warp_block_threads_16bit = 2 * kWarp;
   return limits;
 }

@@ -135,7 +135,8 @@ RowGeometry choose_row_geometry(std::size_t elem_size, std::int64_t rows, std::i
   }
   g.streams = chunks > static_cast<std::int64_t>(g.threads_per_row) * g.items;
   const int block_threads =
-      elem_size == 2 && g.threads_per_row == kWarp && limits.one_warp_block_threads_16bit > 0
+      elem_size == 2 && !rows_may_be_misaligned && g.threads_per_row == kWarp &&
+              limits.one_warp_block_threads_16bit > 0
           ? limits.one_warp_block_threads_16bit
           : limits.target_block_threads;
   g.rows_per_block =

@@ -31,8 +31,9 @@ struct RowLimits {
   int max_threads_per_row = 1024;  // the kernels' __launch_bounds__
   int latency_threads_per_row = 512;  // cap when few rows make latency, not bandwidth, the goal
   int target_block_threads = 256;  // block size when several rows share a block
-  // 16-bit rows of exactly one warp: this block size instead (0: target_block_threads). A block
-  // retires when its slowest row does, so fewer rows a block keep more of the SM busy.
+  // 16-bit rows of exactly one warp on the 16-byte grid: this block size instead (0:
+  // target_block_threads). A block retires when its slowest row does, so fewer rows a block
+  // keep more of the SM busy.
   int one_warp_block_threads_16bit = 0;
   // The device's SMs: decide "few rows" here and size the backward planner's resident grid.
   // Planners set it from the DeviceLimits they plan for (with_device in plan_builder.h).
