@@ -137,7 +137,7 @@ TEST_CASE("schedule=auto copies 16-bit LayerNorm rows of 4096 chunks whole, wher
   CHECK(auto_entry(DType::BF16, 2048, 32768, {{"schedule", "auto"}}).entry.find("_bulk<") != std::string::npos);
 }
 
-TEST_CASE("schedule=bulk for layernorm_bwd: x and dy staged whole, one partial row a block", "[kernels]") {
+TEST_CASE("schedule=bulk for layernorm_bwd: x and dy staged whole, one partial row a block; auto where the register kernel streams", "[kernels]") {
   ladder::register_builtin_oracles();
   auto bwd = [](DType dt, std::int64_t rows, std::int64_t d, std::map<std::string, std::string> more = {},
                 const DeviceLimits& device = DeviceLimits::h200()) {
@@ -178,7 +178,25 @@ TEST_CASE("schedule=bulk for layernorm_bwd: x and dy staged whole, one partial r
   CHECK_THROWS_AS(bwd(DType::BF16, 4096, 8192, {{"bulk_stages", "8"}}), std::invalid_argument);
   CHECK_THROWS_AS(plan_checked({"layernorm_bwd", DType::BF16, {{"bulk_items", "2"}}}, {{"rows", 8}, {"d", 64}}),
                   std::invalid_argument);
-  // auto keeps the register kernel.
-  CHECK(plan_checked({"layernorm_bwd", DType::BF16, {}}, {{"rows", 4096}, {"d", 8192}}).front().entry ==
-        "ladder::layernorm_bwd<__nv_bfloat16, 2>");
+  // auto keeps the register kernel where one tile holds the row ...
+  auto auto_entry = [](DType dt, std::int64_t rows, std::int64_t d, std::map<std::string, std::string> v = {},
+                       const DeviceLimits& device = DeviceLimits::h200()) {
+    return plan_checked({"layernorm_bwd", dt, v}, {{"rows", rows}, {"d", d}}, device).front().entry;
+  };
+  CHECK(auto_entry(DType::BF16, 4096, 8192) == "ladder::layernorm_bwd<__nv_bfloat16, 2>");
+  CHECK(auto_entry(DType::F32, 4096, 8192) == "ladder::layernorm_bwd<float, 4>");
+  // ... and takes the bulk kernel where it would stream: wider than 512 threads x 16 values.
+  CHECK(auto_entry(DType::BF16, 2048, 16384) == "ladder::layernorm_bwd_bulk<__nv_bfloat16, 2, 1024>");
+  CHECK(auto_entry(DType::F16, 7, 32768) == "ladder::layernorm_bwd_bulk<__half, 4, 1024>");
+  CHECK(auto_entry(DType::F32, 1024, 16384) == "ladder::layernorm_bwd_bulk<float, 4, 1024>");
+  CHECK(auto_entry(DType::BF16, 2048, 16384, {{"stats", "recompute"}, {"affine", "0"}}) ==
+        "ladder::layernorm_bwd_bulk<__nv_bfloat16, 2, 1024>");
+  // Not where its path is closed (rows off the grid, d past 4096 chunks, before sm_90), nor where
+  // the variant pins the register kernel.
+  CHECK(auto_entry(DType::BF16, 2048, 16384, {{"strided", "odd"}}).find("_bulk") == std::string::npos);
+  CHECK(auto_entry(DType::BF16, 2048, 16385).find("_bulk") == std::string::npos);
+  CHECK(auto_entry(DType::BF16, 4, 65536).find("_bulk") == std::string::npos);
+  CHECK(auto_entry(DType::BF16, 2048, 16384, {}, DeviceLimits::a100()).find("_bulk") == std::string::npos);
+  CHECK(auto_entry(DType::BF16, 2048, 16384, {{"items", "2"}}).find("_bulk") == std::string::npos);
+  CHECK(auto_entry(DType::BF16, 2048, 16384, {{"schedule", "regs"}}).find("_bulk") == std::string::npos);
 }

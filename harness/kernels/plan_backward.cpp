@@ -337,7 +337,9 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
 
   auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
-  const BulkPlan bulk = read_backward_bulk(v, op, elem, s, strides_misaligned(strides, elem), device, plan.g);
+  const bool auto_free = forced == 0 && shift == "auto" && broken == "none";
+  const BulkPlan bulk = read_backward_bulk(v, op, elem, s, strides_misaligned(strides, elem),
+                                           auto_free, device, plan.g);
   if (bulk.bulk) {
     if (forced != 0 || shift != "auto" || broken != "none")
       fail(op, "schedule=bulk takes its geometry from bulk_items and bulk_threads and keeps no "

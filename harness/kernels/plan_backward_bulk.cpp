@@ -24,8 +24,8 @@ int bulk_registers(int items, int threads) {
 }  // namespace
 
 BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t elem_size,
-                            const Shape& s, bool misaligned, const DeviceLimits& device,
-                            RowGeometry& g) {
+                            const Shape& s, bool misaligned, bool auto_free,
+                            const DeviceLimits& device, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "bulk"});
   const std::string items_key = v.get("bulk_items", "auto", kItems);
   const std::string threads_key = v.get("bulk_threads", "auto", kThreads);
@@ -38,12 +38,24 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
     if (value != "auto" && schedule != "bulk")
       fail(op, std::string(key) + "=" + value + " needs schedule=bulk");
   BulkPlan plan;
-  if (schedule != "bulk") return plan;
+  const std::int64_t chunks = row_chunks(elem_size, s.d, false);
+  // auto: where the register kernel streams its rows (wider than 512 threads x 16 values), on the
+  // bulk path at auto's ITEMS and block. The streamed register kernel adds each row into its
+  // block's partial rows in global memory, and reads the row twice: bf16 2048x16384 took 718-720
+  // us against the bulk kernel's 117-118 (call 153, reports/h200/bench-bwd-bulk.txt, two repeats,
+  // cold). Where one tile holds the row the register kernel measured faster (bf16 4096x8192 71.0-71.7
+  // against 73.7-81.3 at every ITEMS, 16384x4096 119.7 against 127.2-157.5) or level (fp32
+  // 4096x8192 113.9-114.1 against 112.9-113.7).
+  const bool taken_by_auto = schedule == "auto" && auto_free && g.streams &&
+                             device.compute_capability >= 90 && !misaligned &&
+                             s.d * static_cast<std::int64_t>(elem_size) % kChunkBytes == 0 &&
+                             chunks <= 4 * 1024 && 2 * s.d * static_cast<std::int64_t>(elem_size) <=
+                                                       device.shared_per_block_optin - kStaticSharedReserve;
+  if (schedule != "bulk" && !taken_by_auto) return plan;
   if (device.compute_capability < 90)
     fail(op, "schedule=bulk needs sm_90 or later (the Tensor Memory Accelerator's bulk copies); "
              "this device is sm_" + std::to_string(device.compute_capability));
   plan.bulk = true;
-  const std::int64_t chunks = row_chunks(elem_size, s.d, false);
   const std::int64_t stage_bytes = 2 * s.d * static_cast<std::int64_t>(elem_size);  // x and dy
   // ITEMS: pinned, or the fewest that cover the row with at most 1024 threads.
   plan.items = items_key != "auto" ? std::stoi(items_key)
