@@ -200,3 +200,34 @@ TEST_CASE("schedule=bulk for layernorm_bwd: x and dy staged whole, one partial r
   CHECK(auto_entry(DType::BF16, 2048, 16384, {{"items", "2"}}).find("_bulk") == std::string::npos);
   CHECK(auto_entry(DType::BF16, 2048, 16384, {{"schedule", "regs"}}).find("_bulk") == std::string::npos);
 }
+
+TEST_CASE("schedule=bulk for rmsnorm_bwd and add_rmsnorm_bwd: every input row staged; auto where the register kernel streams", "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto first = [](const std::string& op, DType dt, std::int64_t rows, std::int64_t d,
+                  std::map<std::string, std::string> v = {}) {
+    return plan_checked({op, dt, v}, {{"rows", rows}, {"d", d}}).front();
+  };
+  // rmsnorm_bwd bf16 d = 16384: stages of x and dy (64 KiB), three in a block's shared memory.
+  const auto rms = first("rmsnorm_bwd", DType::BF16, 2048, 16384);
+  CHECK(rms.entry == "ladder::rmsnorm_bwd_bulk<__nv_bfloat16, 2, 1024>");
+  CHECK(rms.source.find("rmsnorm_bwd_bulk.cuh") != std::string::npos);
+  CHECK(rms.shared_bytes == 3u * 2 * 16384 * 2);
+  CHECK(find_buffer(rms, "dw_partial")->rows == rms.grid[0]);
+  // add_rmsnorm_bwd: x, r and dy a stage (two fit), and dh too where given (one fits).
+  const auto add = first("add_rmsnorm_bwd", DType::BF16, 2048, 16384);
+  CHECK(add.entry == "ladder::add_rmsnorm_bwd_bulk<__nv_bfloat16, 2, 1024>");
+  CHECK(add.shared_bytes == 2u * 3 * 16384 * 2);
+  CHECK(first("add_rmsnorm_bwd", DType::BF16, 2048, 16384, {{"dh", "1"}}).shared_bytes == 1u * 4 * 16384 * 2);
+  // Four rows of 64 KiB exceed a block: auto keeps the register kernel; asked for, no stages
+  // (the element-by-element path).
+  CHECK(first("add_rmsnorm_bwd", DType::BF16, 64, 32768, {{"dh", "1"}}).entry.find("_bulk") == std::string::npos);
+  CHECK(first("add_rmsnorm_bwd", DType::BF16, 64, 32768, {{"dh", "1"}, {"schedule", "bulk"}}).shared_bytes == 0);
+  // One tile holds the row: the register kernel.
+  CHECK(first("rmsnorm_bwd", DType::BF16, 4096, 8192).entry == "ladder::rmsnorm_bwd<__nv_bfloat16, 2>");
+  CHECK(first("add_rmsnorm_bwd", DType::F32, 16384, 4096).entry == "ladder::add_rmsnorm_bwd<float, 4>");
+  // Keys of the register kernel pin it under auto and are errors with schedule=bulk.
+  CHECK(first("add_rmsnorm_bwd", DType::BF16, 2048, 16384, {{"broken_launch", "short_shared"}}).entry.find("_bulk") == std::string::npos);
+  CHECK_THROWS_AS(first("rmsnorm_bwd", DType::BF16, 2048, 16384, {{"schedule", "bulk"}, {"shift", "0"}}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(first("rmsnorm_bwd", DType::BF16, 2048, 16384, {{"bulk_grid", "3"}}), std::invalid_argument);
+}

@@ -138,10 +138,21 @@ std::vector<Variant> variants_of(const std::string& op) {
   // rows of one group at different phases (its per-row fallback).
   if (op == "rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"weight", "none"}}, {{"strided", "odd"}}, {{"shift", "0"}},
-            {{"shift", "1"}}, {{"pdl", "0"}}};
+            {{"shift", "1"}}, {{"pdl", "0"}},
+            // bulk: as layernorm_bwd's.
+            {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"weight", "gemma"}, {"strided", "1"}},
+            {{"schedule", "bulk"}, {"weight", "none"}}, {{"schedule", "bulk"}, {"strided", "odd"}},
+            {{"schedule", "bulk"}, {"bulk_grid", "3"}},
+            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"pdl", "0"}}};
   if (op == "add_rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}},
-            {{"shift", "1"}}};
+            {{"shift", "1"}},
+            // bulk: as layernorm_bwd's, with and without dh and dr.
+            {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"dh", "1"}, {"weight", "gemma"}},
+            {{"schedule", "bulk"}, {"write_dr", "0"}, {"strided", "1"}},
+            {{"schedule", "bulk"}, {"dh", "1"}, {"strided", "odd"}, {"weight", "none"}},
+            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"dh", "1"}},
+            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"write_dr", "0"}}};
   if (op == "layernorm_bwd")
     return {{{"affine", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}}, {{"shift", "1"}},
             {{"stats", "recompute"}}, {{"stats", "recompute"}, {"strided", "odd"}},

@@ -119,6 +119,32 @@ BackwardPlan backward_geometry(std::size_t elem, const Shape& s,
   return p;
 }
 
+// schedule=auto|regs|bulk (read_backward_bulk): the bulk-copy kernel's plan, which replaces the
+// register kernel's geometry in `plan` where taken. `tensors`: the input rows a stage holds. The
+// register kernel's own keys (items, shift, broken_launch) leave auto to it and are errors with
+// schedule=bulk.
+BulkPlan read_bulk_schedule(VariantReader& v, const std::string& op, std::size_t elem,
+                            const Shape& s, int tensors,
+                            const std::map<std::string, std::int64_t>& strides, int forced,
+                            const std::string& shift, const std::string& broken,
+                            const DeviceLimits& device, BackwardPlan& plan) {
+  const bool auto_free = forced == 0 && shift == "auto" && broken == "none";
+  const BulkPlan bulk = read_backward_bulk(v, op, elem, s, tensors, strides_misaligned(strides, elem),
+                                           auto_free, device, plan.g);
+  if (bulk.bulk) {
+    if (!auto_free)
+      fail(op, "schedule=bulk takes its geometry from bulk_items and bulk_threads and keeps no "
+               "column sums in shared memory: drop items, shift and broken_launch");
+    plan.shifted = false;
+  }
+  return bulk;
+}
+
+std::string bulk_entry(const std::string& kernel, DType dt, const BulkPlan& bulk) {
+  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(bulk.items) +
+         ", " + std::to_string(bulk.threads) + ">";
+}
+
 // The final reduce of one weight gradient: out[c] = sum of `parts` partial rows. programmatic:
 // launched to begin while the kernel that wrote the partials drains (dependent_launch.cuh).
 KernelLaunch column_sum_launch(const KernelLaunch& first, DType dt, const std::string& out,
@@ -204,19 +230,22 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = with_device(backward_row_limits(), device);
   const int forced = v.items(elem, limits);
-  v.finish();
   const Shape s = read_shape(op, c);
   const double eps = read_eps(op, sc);
   const bool has_w = weight != "none";
 
   auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
-  const BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
+  BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
+  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, strides, forced, shift, "none",
+                                           device, plan);
+  v.finish();
   const RowGeometry& g = plan.g;
   const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
 
   KernelLaunch L;
-  L.source = source_path("rmsnorm_bwd.cuh");
-  L.entry = entry("rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
+  L.source = source_path(bulk.bulk ? "rmsnorm_bwd_bulk.cuh" : "rmsnorm_bwd.cuh");
+  L.entry = bulk.bulk ? bulk_entry("rmsnorm_bwd_bulk", ref.dtype, bulk)
+                      : entry("rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   if (has_w) L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(rows_by_d("dy", BufferRole::Input, ref.dtype, s, strides["dy"]));
@@ -238,7 +267,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
             i32(strides["dx"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g);  // dw sums in registers
+  set_geometry(L, g, bulk.shared_bytes);  // dw sums in registers (bulk: its stages)
   L.oracle = "kernel.rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   std::vector<KernelLaunch> out{L};
@@ -264,13 +293,17 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const bool has_w = weight != "none";
 
   auto strides = row_strides(op, c, {"x", "r", "dy", "dh", "dx", "dr"}, strided, s.d);
-  const BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
+  BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
+  const std::string broken = v.get("broken_launch", "none", {"none", "short_shared"});
+  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, has_dh ? 4 : 3, strides, forced, shift,
+                                           broken, device, plan);
   const RowGeometry& g = plan.g;
   const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
 
   KernelLaunch L;
-  L.source = source_path("rmsnorm_bwd.cuh");
-  L.entry = entry("add_rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
+  L.source = source_path(bulk.bulk ? "rmsnorm_bwd_bulk.cuh" : "rmsnorm_bwd.cuh");
+  L.entry = bulk.bulk ? bulk_entry("add_rmsnorm_bwd_bulk", ref.dtype, bulk)
+                      : entry("add_rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   L.buffers.push_back(rows_by_d("r", BufferRole::Input, ref.dtype, s, strides["r"]));
   if (has_w) L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
@@ -301,8 +334,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
             i32(strides["dr"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g, sums_bytes_as_asked(v.get("broken_launch", "none", {"none", "short_shared"}),
-                                         op, g, has_w ? 1 : 0));
+  set_geometry(L, g, bulk.bulk ? bulk.shared_bytes : sums_bytes_as_asked(broken, op, g, has_w ? 1 : 0));
   v.finish();
   L.oracle = "kernel.add_rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
@@ -337,22 +369,14 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
 
   auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
-  const bool auto_free = forced == 0 && shift == "auto" && broken == "none";
-  const BulkPlan bulk = read_backward_bulk(v, op, elem, s, strides_misaligned(strides, elem),
-                                           auto_free, device, plan.g);
-  if (bulk.bulk) {
-    if (forced != 0 || shift != "auto" || broken != "none")
-      fail(op, "schedule=bulk takes its geometry from bulk_items and bulk_threads and keeps no "
-               "column sums in shared memory: drop items, shift and broken_launch");
-    plan.shifted = false;
-  }
+  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, strides, forced, shift, broken,
+                                           device, plan);
   const RowGeometry& g = plan.g;
   const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
 
   KernelLaunch L;
   L.source = source_path(bulk.bulk ? "layernorm_bwd_bulk.cuh" : "layernorm_bwd.cuh");
-  L.entry = bulk.bulk ? "ladder::layernorm_bwd_bulk<" + dtype_template_name(ref.dtype) + ", " +
-                            std::to_string(bulk.items) + ", " + std::to_string(bulk.threads) + ">"
+  L.entry = bulk.bulk ? bulk_entry("layernorm_bwd_bulk", ref.dtype, bulk)
                       : entry("layernorm_bwd", ref.dtype, g.items, plan.shifted, !saved);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   if (affine) L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));

@@ -1,6 +1,6 @@
-// schedule=bulk for layernorm_bwd (kernels/layernorm_bwd_bulk.cuh): rows of x and dy copied whole
-// into shared-memory stages by the Tensor Memory Accelerator, several rows ahead of the one being
-// differentiated, with the weight-gradient sums in registers.
+// schedule=bulk for the backward ops (kernels/layernorm_bwd_bulk.cuh, rmsnorm_bwd_bulk.cuh): their
+// input rows copied whole into shared-memory stages by the Tensor Memory Accelerator, several rows
+// ahead of the one being differentiated, with the weight-gradient sums in registers.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -24,7 +24,7 @@ int bulk_registers(int items, int threads) {
 }  // namespace
 
 BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t elem_size,
-                            const Shape& s, bool misaligned, bool auto_free,
+                            const Shape& s, int tensors, bool misaligned, bool auto_free,
                             const DeviceLimits& device, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "bulk"});
   const std::string items_key = v.get("bulk_items", "auto", kItems);
@@ -46,17 +46,17 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   // cold). Where one tile holds the row the register kernel measured faster (bf16 4096x8192 71.0-71.7
   // against 73.7-81.3 at every ITEMS, 16384x4096 119.7 against 127.2-157.5) or level (fp32
   // 4096x8192 113.9-114.1 against 112.9-113.7).
+  const std::int64_t stage_bytes = tensors * s.d * static_cast<std::int64_t>(elem_size);
+  const std::int64_t max_stage_bytes = device.shared_per_block_optin - kStaticSharedReserve;
   const bool taken_by_auto = schedule == "auto" && auto_free && g.streams &&
                              device.compute_capability >= 90 && !misaligned &&
                              s.d * static_cast<std::int64_t>(elem_size) % kChunkBytes == 0 &&
-                             chunks <= 4 * 1024 && 2 * s.d * static_cast<std::int64_t>(elem_size) <=
-                                                       device.shared_per_block_optin - kStaticSharedReserve;
+                             chunks <= 4 * 1024 && stage_bytes <= max_stage_bytes;
   if (schedule != "bulk" && !taken_by_auto) return plan;
   if (device.compute_capability < 90)
     fail(op, "schedule=bulk needs sm_90 or later (the Tensor Memory Accelerator's bulk copies); "
              "this device is sm_" + std::to_string(device.compute_capability));
   plan.bulk = true;
-  const std::int64_t stage_bytes = 2 * s.d * static_cast<std::int64_t>(elem_size);  // x and dy
   // ITEMS: pinned, or the fewest that cover the row with at most 1024 threads.
   plan.items = items_key != "auto" ? std::stoi(items_key)
                : chunks <= 1024    ? 1
@@ -68,7 +68,6 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   // The bulk path: rows and gamma on the 16-byte grid, d a whole number of chunks, a block that
   // covers the row, and one stage within a block's shared memory. Anything else runs the
   // kernel's element-by-element path, which takes no shared memory.
-  const std::int64_t max_stage_bytes = device.shared_per_block_optin - kStaticSharedReserve;
   const bool on_path = !misaligned && s.d * static_cast<std::int64_t>(elem_size) % kChunkBytes == 0 &&
                        static_cast<std::int64_t>(plan.threads) * plan.items >= chunks &&
                        stage_bytes > 0 && stage_bytes <= max_stage_bytes;

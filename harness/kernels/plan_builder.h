@@ -254,14 +254,15 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem_size,
                    const Shape& s, bool misaligned, bool other_schedule,
                    const DeviceLimits& device, RowGeometry& g);
-// schedule=auto|regs|bulk for layernorm_bwd (plan_backward_bulk.cpp): bulk takes
-// kernels/layernorm_bwd_bulk.cuh, rows of x and dy in shared-memory stages, with the same keys as
-// read_bulk (bulk_items auto: the fewest chunks a thread that cover the row in 1024 threads).
+// schedule=auto|regs|bulk for the backward ops (plan_backward_bulk.cpp): bulk takes
+// kernels/layernorm_bwd_bulk.cuh or rmsnorm_bwd_bulk.cuh, `tensors` input rows a stage (x and dy;
+// the fused op's r and dh too), with the same keys as read_bulk (bulk_items auto: the fewest
+// chunks a thread that cover the row in 1024 threads).
 // auto takes it where g (the register kernel's geometry) streams and the rows are on the bulk
 // path, on sm_90 or later, unless auto_free is false (the variant pins the register kernel's
 // ITEMS, build or launch). Rewrites g (its blocks are the partial rows) where bulk.
 BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t elem_size,
-                            const Shape& s, bool misaligned, bool auto_free,
+                            const Shape& s, int tensors, bool misaligned, bool auto_free,
                             const DeviceLimits& device, RowGeometry& g);
 
 // auto's streamed choice for this call, or threads 0: the table's entry where the rows are

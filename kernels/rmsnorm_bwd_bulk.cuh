@@ -1,0 +1,270 @@
+// RMSNorm backward, plain and after a fused residual add, with its input rows copied whole into
+// shared memory by the Tensor Memory Accelerator (bulk_copy.cuh), several rows ahead of the one
+// being differentiated. The math is rmsnorm_bwd.cuh's:
+//   s = x, or x + r in fp32 (fused), rstd = 1 / sqrt(mean(s^2) + eps), g = dy * weight
+//   ds = rstd * g - s * rstd^3 * sum(g * s) / d   (+ dh, fused), dw = sum over rows of dy * s * rstd
+//
+// Why: rmsnorm_bwd and add_rmsnorm_bwd hold their rows in registers, 16 values a thread in at
+// most 512 threads; wider rows (16-bit d > 8192) stream, adding each row into the block's
+// partial row in global memory and reading the row twice, which LayerNorm's counterpart measured
+// at 0.07 of the copy ceiling (call 153). Here, as in layernorm_bwd_bulk.cuh, a block walks rows
+// blockIdx.x, + gridDim.x, ... with STAGES rows of every input in shared memory, one thread
+// starts each row's copies, and the dw sums of a thread's columns stay in registers. The rows
+// are read from their stage in both passes rather than held (four inputs a row leave no
+// registers for that), so a stage is refilled once the next row's reduction shows every thread
+// is done with it.
+// Geometry and ABI: kernels/README.md.
+#pragma once
+#include "backward_common.cuh"
+#include "bulk_copy.cuh"
+
+namespace ladder {
+namespace norm {
+
+// One row element by element straight from global memory: the path for launches the bulk
+// copies cannot serve. dw_row: the block's partial row (null: no weight); `first`: the block's
+// first row, which writes it rather than adds. Each column is kept by one thread, in row order.
+template <typename T, int THREADS, bool FUSED>
+__device__ __forceinline__ void rms_bwd_row_elementwise(T* dxr, T* drr, float* dw_row,
+                                                        const T* xr, const T* rr, const T* w,
+                                                        const T* dyr, const T* dhr, int d,
+                                                        float eps, float w_offset, bool first,
+                                                        ReduceScratch<2>& scratch, int& parity) {
+  using E = Elem<T>;
+  const int tx = static_cast<int>(threadIdx.x);
+  auto input = [&](int c) {
+    const float s = E::to_float(xr[c]);
+    return FUSED ? s + E::to_float(rr[c]) : s;
+  };
+  auto grad = [&](int c) {
+    const float g = E::to_float(dyr[c]);
+    return w != nullptr ? g * (E::to_float(w[c]) + w_offset) : g;
+  };
+  float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
+  for (int c = tx; c < d; c += THREADS) {
+    const float s = input(c);
+    sums[0] = fmaf(s, s, sums[0]);
+    sums[1] = fmaf(grad(c), s, sums[1]);
+  }
+  row_group_sum<true>(sums, scratch, parity);
+  const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
+  const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
+  for (int c = tx; c < d; c += THREADS) {
+    const float s = input(c);
+    const float dy_c = E::to_float(dyr[c]);
+    float ds = inv_rms * grad(c) - s * coef;
+    if (FUSED && dhr != nullptr) ds += E::to_float(dhr[c]);
+    if (dw_row != nullptr) dw_row[c] = (first ? 0.f : dw_row[c]) + dy_c * s * inv_rms;
+    dxr[c] = E::from_float(ds);
+    if (FUSED && drr != nullptr) drr[c] = E::from_float(ds);
+  }
+}
+
+// The shared body of rmsnorm_bwd_bulk (FUSED false: r, dh, dr null) and add_rmsnorm_bwd_bulk.
+template <typename T, int ITEMS, int THREADS, bool FUSED>
+__device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, const T* x,
+                                             const T* r, const T* w, const T* dy, const T* dh,
+                                             int rows, int d, int x_stride, int r_stride,
+                                             int dy_stride, int dh_stride, int dx_stride,
+                                             int dr_stride, float eps, float w_offset) {
+  static_assert(THREADS % 32 == 0 && THREADS >= 32 && THREADS <= 1024, "THREADS");
+  static_assert(ITEMS >= 1 && ITEMS <= 4, "ITEMS");
+  using E = Elem<T>;
+  constexpr int kVec = E::kVec;
+  __shared__ ReduceScratch<2> scratch;
+  __shared__ alignas(8) unsigned long long landed[kMaxBulkStages];
+  extern __shared__ uint4 stage_chunks[];
+  if (blockDim.x != THREADS || blockDim.y != 1) __trap();
+  allow_dependent_launch();
+  int parity = 0;
+  const int tx = static_cast<int>(threadIdx.x);
+  float* dw_row = dw_partial != nullptr ? dw_partial + static_cast<long long>(blockIdx.x) * d : nullptr;
+  const bool with_dh = FUSED && dh != nullptr;
+  // The rows a stage holds: x, [r], dy, [dh].
+  const int tensors = FUSED ? (with_dh ? 4 : 3) : 2;
+  const unsigned row_bytes = static_cast<unsigned>(d) * sizeof(T);
+  const int stages_fit =
+      row_bytes == 0 ? 0 : static_cast<int>(dynamic_shared_bytes() / (tensors * row_bytes));
+  const int stages = stages_fit < kMaxBulkStages ? stages_fit : kMaxBulkStages;
+  auto on_grid = [&](const void* p, int stride) {
+    return p == nullptr || (offset_in_chunk(p) == 0 && stride % kVec == 0);
+  };
+  const bool bulk = LADDER_BULK_COPY && stages >= 1 && d % kVec == 0 && on_grid(x, x_stride) &&
+                    on_grid(dy, dy_stride) && on_grid(dx, dx_stride) &&
+                    (!FUSED || (on_grid(r, r_stride) && on_grid(dh, dh_stride) &&
+                                on_grid(dr, dr_stride))) &&
+                    on_grid(w, 0);
+  if (!bulk) {
+    bool first = true;
+    for (long long row = blockIdx.x; row < rows; row += gridDim.x, first = false)
+      rms_bwd_row_elementwise<T, THREADS, FUSED>(
+          dx + row * dx_stride, FUSED && dr != nullptr ? dr + row * dr_stride : nullptr, dw_row,
+          x + row * x_stride, FUSED ? r + row * r_stride : nullptr, w, dy + row * dy_stride,
+          with_dh ? dh + row * dh_stride : nullptr, d, eps, w_offset, first, scratch, parity);
+    if (first && dw_row != nullptr) {  // no row: the partial row is still the block's to write
+      for (int c = tx; c < d; c += THREADS) dw_row[c] = 0.f;
+    }
+    return;
+  }
+#if LADDER_BULK_COPY
+  const int chunks = d / kVec;
+  if (static_cast<long long>(THREADS) * ITEMS < chunks) __trap();
+  bool inside[ITEMS];
+  uint4 ws[ITEMS];
+  float dw_sum[ITEMS][kVec];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int c = i * THREADS + tx;
+    inside[i] = c < chunks;
+    ws[i] = inside[i] && w != nullptr ? __ldg(reinterpret_cast<const uint4*>(w) + c)
+                                      : make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) dw_sum[i][e] = 0.f;
+  }
+  constexpr int kDy = FUSED ? 2 : 1;  // the tensors' places in a stage: x, [r], dy, [dh]
+  constexpr int kDh = 3;
+  auto slot = [&](int s, int tensor) {
+    return stage_chunks + (static_cast<long long>(s) * tensors + tensor) * chunks;
+  };
+  auto start_copies = [&](int k) {  // the block's k-th row into stage k % stages
+    const long long row = blockIdx.x + static_cast<long long>(k) * gridDim.x;
+    if (row >= rows) return;
+    const int s = k % stages;
+    bulk_arrive_expect(&landed[s], tensors * row_bytes);
+    bulk_copy(slot(s, 0), x + row * static_cast<long long>(x_stride), row_bytes, &landed[s]);
+    if constexpr (FUSED)
+      bulk_copy(slot(s, 1), r + row * static_cast<long long>(r_stride), row_bytes, &landed[s]);
+    bulk_copy(slot(s, kDy), dy + row * static_cast<long long>(dy_stride), row_bytes, &landed[s]);
+    if (with_dh)
+      bulk_copy(slot(s, kDh), dh + row * static_cast<long long>(dh_stride), row_bytes, &landed[s]);
+  };
+  if (tx == 0) {
+    for (int s = 0; s < stages; ++s) bulk_barrier_init(&landed[s], 1);
+    bulk_barrier_init_fence();
+    for (int k = 0; k < stages; ++k) start_copies(k);
+  }
+  __syncthreads();
+  int k = 0;
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x, ++k) {
+    const int s = k % stages;
+    bulk_wait(&landed[s], static_cast<unsigned>(k / stages) & 1u);
+    // s (the input) and g = dy * weight of chunk i, from the stage.
+    auto input = [&](int i, float (&sv)[kVec]) {
+      E::unpack(slot(s, 0)[i * THREADS + tx], sv);
+      if constexpr (FUSED) {
+        float rv[kVec];
+        E::unpack(slot(s, 1)[i * THREADS + tx], rv);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) sv[e] += rv[e];
+      }
+    };
+    auto grad = [&](int i, const float (&dyv)[kVec], float (&g)[kVec]) {
+      if (w == nullptr) {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) g[e] = dyv[e];
+        return;
+      }
+      float wv[kVec];
+      E::unpack(ws[i], wv);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) g[e] = dyv[e] * (wv[e] + w_offset);
+    };
+    float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (!inside[i]) continue;
+      float sv[kVec], dyv[kVec], g[kVec];
+      input(i, sv);
+      E::unpack(slot(s, kDy)[i * THREADS + tx], dyv);
+      grad(i, dyv, g);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) {
+        sums[0] = fmaf(sv[e], sv[e], sums[0]);
+        sums[1] = fmaf(g[e], sv[e], sums[1]);
+      }
+    }
+    row_group_sum<true>(sums, scratch, parity);
+    // Every thread has finished the row before (its output pass came before this reduction):
+    // that row's stage may take the row `stages` after it.
+    if (tx == 0 && k > 0 && stages > 1) {
+      bulk_reuse_fence();
+      start_copies(k - 1 + stages);
+    }
+    const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
+    const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
+    T* dxr = dx + row * static_cast<long long>(dx_stride);
+    T* drr = FUSED && dr != nullptr ? dr + row * static_cast<long long>(dr_stride) : nullptr;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (!inside[i]) continue;
+      float sv[kVec], dyv[kVec], g[kVec];
+      input(i, sv);
+      E::unpack(slot(s, kDy)[i * THREADS + tx], dyv);
+      grad(i, dyv, g);
+      float dhv[kVec];
+      if (with_dh) E::unpack(slot(s, kDh)[i * THREADS + tx], dhv);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) {
+        dw_sum[i][e] = fmaf(dyv[e] * sv[e], inv_rms, dw_sum[i][e]);
+        g[e] = inv_rms * g[e] - sv[e] * coef;  // g becomes the row gradient
+        if (with_dh) g[e] += dhv[e];
+      }
+      const uint4 packed = E::pack(g);
+      __stcs(reinterpret_cast<uint4*>(dxr) + i * THREADS + tx, packed);
+      if (FUSED && drr != nullptr) __stcs(reinterpret_cast<uint4*>(drr) + i * THREADS + tx, packed);
+    }
+    // One stage: the next row can only follow every thread's output pass.
+    if (stages == 1) {
+      __syncthreads();
+      if (tx == 0) {
+        bulk_reuse_fence();
+        start_copies(k + 1);
+      }
+    }
+  }
+  if (dw_row != nullptr) {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (!inside[i]) continue;
+      float4* out = reinterpret_cast<float4*>(dw_row + (i * THREADS + tx) * kVec);
+#pragma unroll
+      for (int q = 0; q < kVec / 4; ++q)
+        out[q] = make_float4(dw_sum[i][4 * q], dw_sum[i][4 * q + 1], dw_sum[i][4 * q + 2],
+                             dw_sum[i][4 * q + 3]);
+    }
+  }
+#endif
+}
+
+}  // namespace norm
+
+// THREADS, ITEMS, the grid, dynamic shared memory (STAGES * 2 * d * sizeof(T) bytes: a row of x
+// and one of dy a stage) and the bulk path's conditions as layernorm_bwd_bulk; the arguments and
+// results are rmsnorm_bwd's (dw_partial: [gridDim.x, d] fp32, every column written, reduced by
+// column_sum<T>; w nullable with dw_partial; w_offset 0 plain, 1 Gemma). Aliasing: dx may be x
+// or dy (same stride).
+template <typename T, int ITEMS, int THREADS>
+__global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
+    rmsnorm_bwd_bulk(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows,
+                     int d, int x_stride, int dy_stride, int dx_stride, float eps,
+                     float w_offset) {
+  norm::rms_bwd_bulk<T, ITEMS, THREADS, false>(dx, nullptr, dw_partial, x, nullptr, w, dy,
+                                               nullptr, rows, d, x_stride, 0, dy_stride, 0,
+                                               dx_stride, 0, eps, w_offset);
+}
+
+// add_rmsnorm_bwd's arguments and results; a stage holds rows of x, r, dy and dh (where given):
+// STAGES * (3 or 4) * d * sizeof(T) bytes. Aliasing: dx and dr may be any of the inputs (same
+// stride).
+template <typename T, int ITEMS, int THREADS>
+__global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
+    add_rmsnorm_bwd_bulk(T* dx, T* dr, float* dw_partial, const T* x, const T* r, const T* w,
+                         const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
+                         int dy_stride, int dh_stride, int dx_stride, int dr_stride, float eps,
+                         float w_offset) {
+  norm::rms_bwd_bulk<T, ITEMS, THREADS, true>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
+                                              x_stride, r_stride, dy_stride, dh_stride, dx_stride,
+                                              dr_stride, eps, w_offset);
+}
+
+}  // namespace ladder
