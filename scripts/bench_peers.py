@@ -211,7 +211,7 @@ FORWARD_CASES = [
 ]
 BACKWARD_CASES = [
     (op, dt, 16384, 4096) for op in ("rmsnorm_bwd", "layernorm_bwd") for dt in ("bf16", "f32")
-]
+] + [(op, "bf16", 2048, 16384) for op in ("rmsnorm_bwd", "layernorm_bwd")]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -36,6 +36,9 @@ std::vector<BenchCase> default_cases() {
   add("layernorm", DType::F32, 4096, 16384);
   for (const char* op : {"rmsnorm_bwd", "layernorm_bwd", "add_rmsnorm_bwd"})
     for (DType dt : {DType::BF16, DType::F32}) add(op, dt, 16384, 4096);
+  // Rows wider than the register backward kernels' tile: the bulk-copy backward kernels.
+  for (const char* op : {"rmsnorm_bwd", "layernorm_bwd", "add_rmsnorm_bwd"})
+    add(op, DType::BF16, 2048, 16384);
   // Rows off the 16-byte grid: the shifted chunk grids and skewed weight reads.
   for (const char* op : {"rmsnorm_bwd", "layernorm_bwd", "add_rmsnorm_bwd"})
     add(op, DType::BF16, 8192, 2049);
