@@ -169,14 +169,18 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
 #pragma unroll
       for (int e = 0; e < kVec; ++e) g[e] = dyv[e] * (wv[e] + w_offset);
     };
+    // Chunk i's input, dy and g, as both passes read them.
+    auto chunk_values = [&](int i, float (&sv)[kVec], float (&dyv)[kVec], float (&g)[kVec]) {
+      input(i, sv);
+      E::unpack(slot(s, kDy)[i * THREADS + tx], dyv);
+      grad(i, dyv, g);
+    };
     float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
       float sv[kVec], dyv[kVec], g[kVec];
-      input(i, sv);
-      E::unpack(slot(s, kDy)[i * THREADS + tx], dyv);
-      grad(i, dyv, g);
+      chunk_values(i, sv, dyv, g);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
         sums[0] = fmaf(sv[e], sv[e], sums[0]);
@@ -198,9 +202,7 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
       float sv[kVec], dyv[kVec], g[kVec];
-      input(i, sv);
-      E::unpack(slot(s, kDy)[i * THREADS + tx], dyv);
-      grad(i, dyv, g);
+      chunk_values(i, sv, dyv, g);
       float dhv[kVec];
       if (with_dh) E::unpack(slot(s, kDh)[i * THREADS + tx], dhv);
 #pragma unroll

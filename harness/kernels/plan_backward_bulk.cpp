@@ -74,34 +74,12 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   const int registers = bulk_registers(plan.items, plan.threads);
   std::int64_t per_sm = resident_blocks_per_sm(device, plan.threads, kStaticSharedReserve, registers);
   if (on_path) {
-    if (stages_key != "auto") {
-      plan.stages = std::stoi(stages_key);
-      if (plan.stages * stage_bytes > max_stage_bytes)
-        fail(op, "bulk_stages=" + stages_key + " stages of " + std::to_string(stage_bytes) +
-                     " bytes exceed a block's " + std::to_string(max_stage_bytes) +
-                     " bytes of shared memory");
-    } else {
-      // As many stages as the blocks the registers allow leave room for; fewer blocks where that
-      // is under two stages.
-      for (;; --per_sm) {
-        const std::int64_t room = (device.shared_per_sm - kRuntimeSharedPerBlock) / per_sm -
-                                  kRuntimeSharedPerBlock - kStaticSharedReserve;
-        plan.stages = static_cast<int>(std::min<std::int64_t>(
-            {kBulkMaxStages, room / stage_bytes, max_stage_bytes / stage_bytes}));
-        if (plan.stages >= 2 || per_sm == 1) break;
-      }
-    }
+    plan.stages = bulk_stage_count(op, stages_key, stage_bytes, "stages", device, per_sm);
     plan.shared_bytes = static_cast<std::uint32_t>(plan.stages * stage_bytes);
     per_sm = resident_blocks_per_sm(device, plan.threads, plan.shared_bytes + kStaticSharedReserve,
                                     registers);
   }
-  g.items = plan.items;
-  g.threads_per_row = plan.threads;
-  g.rows_per_block = 1;
-  g.streams = false;
-  const std::int64_t rows = std::max<std::int64_t>(1, s.rows);
-  g.blocks = grid_key == "3" ? std::min<std::int64_t>(rows, 3)
-                             : std::min<std::int64_t>(rows, device.sm_count * per_sm);
+  set_bulk_geometry(plan, per_sm, s, grid_key, device, g);
   return plan;
 }
 

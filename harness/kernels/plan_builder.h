@@ -254,6 +254,18 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem_size,
                    const Shape& s, bool misaligned, bool other_schedule,
                    const DeviceLimits& device, RowGeometry& g);
+// The stages of `stage_bytes` each that a bulk-copy block takes (read_bulk, read_backward_bulk):
+// bulk_stages pinned (stages_key; an error past a block's shared memory), or as many as the
+// blocks an SM holds by registers leave room for, with fewer blocks where that is under two
+// stages. unit: what a stage is called in the error ("rows", "stages"). per_sm: the blocks an SM
+// holds by registers, lowered where fewer take more stages.
+int bulk_stage_count(const std::string& op, const std::string& stages_key,
+                     std::int64_t stage_bytes, const std::string& unit, const DeviceLimits& device,
+                     std::int64_t& per_sm);
+// A bulk-copy launch's geometry: one row at a time in blocks of plan.threads, on a grid of the
+// resident blocks (per_sm an SM) or, with bulk_grid=3 (grid_key), three; never more than the rows.
+void set_bulk_geometry(const BulkPlan& plan, std::int64_t per_sm, const Shape& s,
+                       const std::string& grid_key, const DeviceLimits& device, RowGeometry& g);
 // schedule=auto|regs|bulk for the backward ops (plan_backward_bulk.cpp): bulk takes
 // kernels/layernorm_bwd_bulk.cuh or rmsnorm_bwd_bulk.cuh, `tensors` input rows a stage (x and dy;
 // the fused op's r and dh too), with the same keys as read_bulk (bulk_items auto: the fewest

@@ -37,6 +37,40 @@ constexpr BulkAutoEntry kBulkAuto[] = {{DType::BF16, 4096}, {DType::F16, 4096}};
 
 }  // namespace
 
+int bulk_stage_count(const std::string& op, const std::string& stages_key,
+                     std::int64_t stage_bytes, const std::string& unit, const DeviceLimits& device,
+                     std::int64_t& per_sm) {
+  const std::int64_t max_stage_bytes = device.shared_per_block_optin - kStaticSharedReserve;
+  if (stages_key != "auto") {
+    const int stages = std::stoi(stages_key);
+    if (stages * stage_bytes > max_stage_bytes)
+      fail(op, "bulk_stages=" + stages_key + " " + unit + " of " + std::to_string(stage_bytes) +
+                   " bytes exceed a block's " + std::to_string(max_stage_bytes) +
+                   " bytes of shared memory");
+    return stages;
+  }
+  // As many stages as the blocks the registers allow leave room for; fewer blocks where that is
+  // under two stages (one in flight while the block works on another).
+  for (;; --per_sm) {
+    const std::int64_t room = (device.shared_per_sm - kRuntimeSharedPerBlock) / per_sm -
+                              kRuntimeSharedPerBlock - kStaticSharedReserve;
+    const int stages = static_cast<int>(std::min<std::int64_t>(
+        {kBulkMaxStages, room / stage_bytes, max_stage_bytes / stage_bytes}));
+    if (stages >= 2 || per_sm == 1) return stages;
+  }
+}
+
+void set_bulk_geometry(const BulkPlan& plan, std::int64_t per_sm, const Shape& s,
+                       const std::string& grid_key, const DeviceLimits& device, RowGeometry& g) {
+  g.items = plan.items;
+  g.threads_per_row = plan.threads;
+  g.rows_per_block = 1;
+  g.streams = false;
+  const std::int64_t rows = std::max<std::int64_t>(1, s.rows);
+  g.blocks = grid_key == "3" ? std::min<std::int64_t>(rows, 3)
+                             : std::min<std::int64_t>(rows, device.sm_count * per_sm);
+}
+
 bool bulk_auto(VariantReader& v, const std::string& op, DType dt, const Shape& s, bool misaligned,
                const DeviceLimits& device) {
   const std::size_t elem = size_of(dt);
@@ -93,34 +127,11 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
                        row_bytes <= max_stage_bytes;
   std::int64_t per_sm = bulk_blocks_per_sm(device, plan.threads, 0);
   if (on_path) {
-    if (stages_key != "auto") {
-      plan.stages = std::stoi(stages_key);
-      if (plan.stages * row_bytes > max_stage_bytes)
-        fail(op, "bulk_stages=" + stages_key + " rows of " + std::to_string(row_bytes) +
-                     " bytes exceed a block's " + std::to_string(max_stage_bytes) +
-                     " bytes of shared memory");
-    } else {
-      // As many stages as the blocks the registers allow leave room for; fewer blocks where that
-      // is under two stages (one row in flight while another is normalized).
-      for (;; --per_sm) {
-        const std::int64_t room =
-            (device.shared_per_sm - kRuntimeSharedPerBlock) / per_sm - kRuntimeSharedPerBlock -
-            kStaticSharedReserve;
-        plan.stages = static_cast<int>(std::min<std::int64_t>(
-            {kBulkMaxStages, room / row_bytes, max_stage_bytes / row_bytes}));
-        if (plan.stages >= 2 || per_sm == 1) break;
-      }
-    }
+    plan.stages = bulk_stage_count(op, stages_key, row_bytes, "rows", device, per_sm);
     plan.shared_bytes = static_cast<std::uint32_t>(plan.stages * row_bytes);
     per_sm = bulk_blocks_per_sm(device, plan.threads, plan.shared_bytes);
   }
-  g.items = plan.items;
-  g.threads_per_row = plan.threads;
-  g.rows_per_block = 1;
-  g.streams = false;
-  const std::int64_t rows = std::max<std::int64_t>(1, s.rows);
-  g.blocks = grid_key == "3" ? std::min<std::int64_t>(rows, 3)
-                             : std::min<std::int64_t>(rows, device.sm_count * per_sm);
+  set_bulk_geometry(plan, per_sm, s, grid_key, device, g);
   return plan;
 }
 
