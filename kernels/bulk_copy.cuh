@@ -20,6 +20,13 @@ namespace norm {
 // of them it uses.
 constexpr int kMaxBulkStages = 8;
 
+// The stages of `rows` rows of `row_bytes` each that the launch's dynamic shared memory holds, at
+// most kMaxBulkStages (0 for empty rows: nothing to copy).
+__device__ __forceinline__ int bulk_stages_in_launch(unsigned row_bytes, unsigned rows) {
+  const int fit = row_bytes == 0 ? 0 : static_cast<int>(dynamic_shared_bytes() / (rows * row_bytes));
+  return fit < kMaxBulkStages ? fit : kMaxBulkStages;
+}
+
 #if LADDER_BULK_COPY
 // An mbarrier that completes a phase when `arrivals` threads have arrived and every byte they
 // announced has landed.

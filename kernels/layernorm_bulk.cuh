@@ -81,8 +81,7 @@ __global__ void __launch_bounds__(THREADS, THREADS <= 1024 / 2 ? 1024 / THREADS 
   int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);
   const unsigned row_bytes = static_cast<unsigned>(d) * sizeof(T);
-  const int stages_fit = row_bytes == 0 ? 0 : static_cast<int>(norm::dynamic_shared_bytes() / row_bytes);
-  const int stages = stages_fit < norm::kMaxBulkStages ? stages_fit : norm::kMaxBulkStages;
+  const int stages = norm::bulk_stages_in_launch(row_bytes, 1);
   const bool bulk = LADDER_BULK_COPY && stages >= 1 &&
                     norm::stream_vec_ok(x, x_stride, y, y_stride, d, gamma, beta);
   if (!bulk) {

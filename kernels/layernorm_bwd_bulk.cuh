@@ -131,9 +131,7 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
   float* dgamma_row = partials ? dgamma_partial + static_cast<long long>(blockIdx.x) * d : nullptr;
   float* dbeta_row = partials ? dbeta_partial + static_cast<long long>(blockIdx.x) * d : nullptr;
   const unsigned row_bytes = static_cast<unsigned>(d) * sizeof(T);
-  const int stages_fit =
-      row_bytes == 0 ? 0 : static_cast<int>(norm::dynamic_shared_bytes() / (2 * row_bytes));
-  const int stages = stages_fit < norm::kMaxBulkStages ? stages_fit : norm::kMaxBulkStages;
+  const int stages = norm::bulk_stages_in_launch(row_bytes, 2);
   const bool bulk = LADDER_BULK_COPY && stages >= 1 &&
                     norm::backward_bulk_ok(x, x_stride, dy, dy_stride, dx, dx_stride, d, gamma);
   if (!bulk) {

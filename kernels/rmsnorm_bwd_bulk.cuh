@@ -83,9 +83,7 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
   // The rows a stage holds: x, [r], dy, [dh].
   const int tensors = FUSED ? (with_dh ? 4 : 3) : 2;
   const unsigned row_bytes = static_cast<unsigned>(d) * sizeof(T);
-  const int stages_fit =
-      row_bytes == 0 ? 0 : static_cast<int>(dynamic_shared_bytes() / (tensors * row_bytes));
-  const int stages = stages_fit < kMaxBulkStages ? stages_fit : kMaxBulkStages;
+  const int stages = bulk_stages_in_launch(row_bytes, tensors);
   auto on_grid = [&](const void* p, int stride) {
     return p == nullptr || (offset_in_chunk(p) == 0 && stride % kVec == 0);
   };
