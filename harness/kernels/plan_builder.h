@@ -254,6 +254,15 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem_size,
                    const Shape& s, bool misaligned, bool other_schedule,
                    const DeviceLimits& device, RowGeometry& g);
+// The bulk_items, bulk_threads, bulk_stages and bulk_grid keys of a bulk-copy plan (read_bulk,
+// read_backward_bulk), each "auto" or its value; any but auto is an error unless `bulk` (the
+// variant asked for schedule=bulk).
+struct BulkKeys {
+  std::string items, threads, stages, grid;
+};
+BulkKeys read_bulk_keys(VariantReader& v, const std::string& op, bool bulk);
+// schedule=bulk's device: a plan error before sm_90.
+void require_bulk_copies(const std::string& op, const DeviceLimits& device);
 // The stages of `stage_bytes` each that a bulk-copy block takes (read_bulk, read_backward_bulk):
 // bulk_stages pinned (stages_key; an error past a block's shared memory), or as many as the
 // blocks an SM holds by registers leave room for, with fewer blocks where that is under two

@@ -60,6 +60,26 @@ int bulk_stage_count(const std::string& op, const std::string& stages_key,
   }
 }
 
+BulkKeys read_bulk_keys(VariantReader& v, const std::string& op, bool bulk) {
+  BulkKeys k;
+  k.items = v.get("bulk_items", "auto", kBulkItems);
+  k.threads = v.get("bulk_threads", "auto", kBulkThreads);
+  k.stages = v.get("bulk_stages", "auto", kBulkStages);
+  k.grid = v.get("bulk_grid", "auto", {"auto", "3"});
+  for (const auto& [key, value] : {std::pair{"bulk_items", k.items},
+                                   std::pair{"bulk_threads", k.threads},
+                                   std::pair{"bulk_stages", k.stages},
+                                   std::pair{"bulk_grid", k.grid}})
+    if (value != "auto" && !bulk) fail(op, std::string(key) + "=" + value + " needs schedule=bulk");
+  return k;
+}
+
+void require_bulk_copies(const std::string& op, const DeviceLimits& device) {
+  if (device.compute_capability < 90)
+    fail(op, "schedule=bulk needs sm_90 or later (the Tensor Memory Accelerator's bulk copies); "
+             "this device is sm_" + std::to_string(device.compute_capability));
+}
+
 void set_bulk_geometry(const BulkPlan& plan, std::int64_t per_sm, const Shape& s,
                        const std::string& grid_key, const DeviceLimits& device, RowGeometry& g) {
   g.items = plan.items;
@@ -91,21 +111,11 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
                    const Shape& s, bool misaligned, bool other_schedule,
                    const DeviceLimits& device, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", schedules);
-  const std::string items_key = v.get("bulk_items", "auto", kBulkItems);
-  const std::string threads_key = v.get("bulk_threads", "auto", kBulkThreads);
-  const std::string stages_key = v.get("bulk_stages", "auto", kBulkStages);
-  const std::string grid_key = v.get("bulk_grid", "auto", {"auto", "3"});
-  for (const auto& [key, value] : {std::pair{"bulk_items", items_key},
-                                   std::pair{"bulk_threads", threads_key},
-                                   std::pair{"bulk_stages", stages_key},
-                                   std::pair{"bulk_grid", grid_key}})
-    if (value != "auto" && (other_schedule || schedule != "bulk"))
-      fail(op, std::string(key) + "=" + value + " needs schedule=bulk");
+  const bool asked = !other_schedule && schedule == "bulk";
+  const BulkKeys keys = read_bulk_keys(v, op, asked);
   BulkPlan plan;
-  if (other_schedule || schedule != "bulk") return plan;
-  if (device.compute_capability < 90)
-    fail(op, "schedule=bulk needs sm_90 or later (the Tensor Memory Accelerator's bulk copies); "
-             "this device is sm_" + std::to_string(device.compute_capability));
+  if (!asked) return plan;
+  require_bulk_copies(op, device);
   plan.bulk = true;
   const std::int64_t chunks = row_chunks(elem_size, s.d, false);
   const std::int64_t row_bytes = s.d * static_cast<std::int64_t>(elem_size);
@@ -114,9 +124,9 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
   // 0.77-0.78 of the copy ceiling at ITEMS 4 against 0.56 at 1; 65536x1024 0.82 against 0.55;
   // 8192x8192 0.74 against 0.70 at 2 and 0.56 at 1). The row's per-thread costs (the barrier
   // wait, two block reductions) are paid once for ITEMS chunks.
-  plan.items = items_key != "auto" ? std::stoi(items_key) : 4;
-  plan.threads = threads_key != "auto"
-                     ? std::stoi(threads_key)
+  plan.items = keys.items != "auto" ? std::stoi(keys.items) : 4;
+  plan.threads = keys.threads != "auto"
+                     ? std::stoi(keys.threads)
                      : std::clamp(pow2_at_least(ceil_div(chunks, plan.items)), 32, 1024);
   // The bulk path: rows and weights on the 16-byte grid, d a whole number of chunks, a block
   // that covers the row, and at least one row of stages within a block's shared memory. Anything
@@ -127,11 +137,11 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
                        row_bytes <= max_stage_bytes;
   std::int64_t per_sm = bulk_blocks_per_sm(device, plan.threads, 0);
   if (on_path) {
-    plan.stages = bulk_stage_count(op, stages_key, row_bytes, "rows", device, per_sm);
+    plan.stages = bulk_stage_count(op, keys.stages, row_bytes, "rows", device, per_sm);
     plan.shared_bytes = static_cast<std::uint32_t>(plan.stages * row_bytes);
     per_sm = bulk_blocks_per_sm(device, plan.threads, plan.shared_bytes);
   }
-  set_bulk_geometry(plan, per_sm, s, grid_key, device, g);
+  set_bulk_geometry(plan, per_sm, s, keys.grid, device, g);
   return plan;
 }
 

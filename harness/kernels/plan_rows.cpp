@@ -25,8 +25,8 @@ int read_rows(VariantReader& v, std::size_t elem_size, const Shape& s, bool misa
   RowLimits m = limits;
   m.spill_free_values_16bit = 32 / rows;
   m.spill_free_values_fp32 = 16 / rows;
-  m.stream_rather_than_spill = true;
-  m.one_warp_block_threads_16bit = 0;  // measured with eight rows a block (sweep-rows.txt)  // a wider ITEMS would spill; streaming is not supported
+  m.stream_rather_than_spill = true;  // a wider ITEMS would spill; streaming is not supported
+  m.one_warp_block_threads_16bit = 0;  // measured with eight rows a block (sweep-rows.txt)
   m.preferred_threads_per_row = 0;
   const std::int64_t groups = (s.rows + rows - 1) / rows;
   RowGeometry rg = choose_row_geometry(elem_size, groups, s.d, misaligned, m, forced_items);
