@@ -86,6 +86,68 @@ __device__ __forceinline__ void bulk_wait(unsigned long long* bar, unsigned pari
         : "memory");
   }
 }
+
+// The block's rows blockIdx.x, + gridDim.x, ... through `stages` shared-memory stages of
+// `stage_bytes`: the block's k-th row goes to stage k % stages, and copy_row(stage, row, barrier)
+// starts its copies (thread 0 only). for_each_row(body) calls body(row, k) for each; the body
+// waits for its row (wait(k)) and calls refill_previous(k) after its first block-wide reduction,
+// which no thread reaches before it has finished row k - 1, so that row's stage takes the row
+// `stages` after it while this one is worked on. With one stage the next row's copies can only
+// follow the whole of this one. (A struct rather than a generic lambda: NVRTC compiles no
+// unannotated templates for the device.)
+template <typename CopyRow>
+struct BulkRowWalk {
+  long long rows;
+  int stages;
+  unsigned stage_bytes;
+  unsigned long long* landed;
+  CopyRow copy_row;
+
+  __device__ __forceinline__ void start_copies(int k) const {
+    const long long row = blockIdx.x + static_cast<long long>(k) * gridDim.x;
+    if (row >= rows) return;
+    const int s = k % stages;
+    bulk_arrive_expect(&landed[s], stage_bytes);
+    copy_row(s, row, &landed[s]);
+  }
+  __device__ __forceinline__ void wait(int k) const {
+    bulk_wait(&landed[k % stages], static_cast<unsigned>(k / stages) & 1u);
+  }
+  __device__ __forceinline__ void refill_previous(int k) const {
+    if (threadIdx.x == 0 && k > 0 && stages > 1) {
+      bulk_reuse_fence();
+      start_copies(k - 1 + stages);
+    }
+  }
+  template <typename Body>
+  __device__ __forceinline__ void for_each_row(Body&& body) const {
+    if (threadIdx.x == 0) {
+      for (int s = 0; s < stages; ++s) bulk_barrier_init(&landed[s], 1);
+      bulk_barrier_init_fence();
+      for (int k = 0; k < stages; ++k) start_copies(k);
+    }
+    __syncthreads();
+    int k = 0;
+    for (long long row = blockIdx.x; row < rows; row += gridDim.x, ++k) {
+      body(row, k);
+      if (stages == 1) {
+        __syncthreads();
+        if (threadIdx.x == 0) {
+          bulk_reuse_fence();
+          start_copies(k + 1);
+        }
+      }
+    }
+  }
+};
+
+template <typename CopyRow>
+__device__ __forceinline__ BulkRowWalk<CopyRow> bulk_row_walk(long long rows, int stages,
+                                                             unsigned stage_bytes,
+                                                             unsigned long long* landed,
+                                                             CopyRow copy_row) {
+  return {rows, stages, stage_bytes, landed, copy_row};
+}
 #endif
 
 }  // namespace norm

@@ -39,7 +39,7 @@ template <typename T, int THREADS>
 __device__ __forceinline__ void layernorm_bwd_row_elementwise(
     T* dxr, float* dgamma_row, float* dbeta_row, const T* xr, const T* gamma, const T* dyr,
     const float* mean, const float* rstd, long long row, int d, float eps, bool first,
-    ReduceScratch<2>& scratch, int& parity) {
+    ReduceScratch<3>& scratch, int& parity) {
   using E = Elem<T>;
   const int tx = static_cast<int>(threadIdx.x);
   RowStats st;
@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
   static_assert(ITEMS >= 1 && ITEMS <= 4, "ITEMS");
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
-  __shared__ norm::ReduceScratch<2> scratch;
+  __shared__ norm::ReduceScratch<3> scratch;  // for every reduction: 1, 2 or 3 values
   __shared__ alignas(8) unsigned long long landed[norm::kMaxBulkStages];
   extern __shared__ uint4 stage_chunks[];
   if (blockDim.x != THREADS || blockDim.y != 1) __trap();
@@ -149,36 +149,22 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
   const int chunks = d / kVec;
   if (static_cast<long long>(THREADS) * ITEMS < chunks) __trap();
   bool inside[ITEMS];
-  uint4 gs[ITEMS];
   float dgamma_sum[ITEMS][kVec], dbeta_sum[ITEMS][kVec];
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const int c = i * THREADS + tx;
     inside[i] = c < chunks;
-    gs[i] = inside[i] && gamma != nullptr ? __ldg(reinterpret_cast<const uint4*>(gamma) + c)
-                                          : make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
     for (int e = 0; e < kVec; ++e) dgamma_sum[i][e] = dbeta_sum[i][e] = 0.f;
   }
   // Stage s holds a row of x (chunks [0, chunks)) and then its row of dy.
   auto stage_of = [&](int s) { return stage_chunks + static_cast<long long>(s) * 2 * chunks; };
-  auto start_copies = [&](int k) {  // the block's k-th row into stage k % stages
-    const long long row = blockIdx.x + static_cast<long long>(k) * gridDim.x;
-    if (row >= rows) return;
-    const int s = k % stages;
-    norm::bulk_arrive_expect(&landed[s], 2 * row_bytes);
-    norm::bulk_copy(stage_of(s), x + row * static_cast<long long>(x_stride), row_bytes, &landed[s]);
-    norm::bulk_copy(stage_of(s) + chunks, dy + row * static_cast<long long>(dy_stride), row_bytes,
-                    &landed[s]);
+  auto copy_row = [&](int s, long long row, unsigned long long* bar) {
+    norm::bulk_copy(stage_of(s), x + row * x_stride, row_bytes, bar);
+    norm::bulk_copy(stage_of(s) + chunks, dy + row * dy_stride, row_bytes, bar);
   };
-  if (tx == 0) {
-    for (int s = 0; s < stages; ++s) norm::bulk_barrier_init(&landed[s], 1);
-    norm::bulk_barrier_init_fence();
-    for (int k = 0; k < stages; ++k) start_copies(k);
-  }
-  __syncthreads();
-  int k = 0;
-  for (long long row = blockIdx.x; row < rows; row += gridDim.x, ++k) {
+  const auto walk = norm::bulk_row_walk(rows, stages, 2 * row_bytes, landed, copy_row);
+  walk.for_each_row([&](long long row, int k) {
     const int s = k % stages;
     // The saved statistics' loads are issued before the wait, which hides them.
     norm::RowStats st;
@@ -186,75 +172,68 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
       st.mean = __ldg(mean + row);
       st.rstd = __ldg(rstd + row);
     }
-    norm::bulk_wait(&landed[s], static_cast<unsigned>(k / stages) & 1u);
-    uint4 xs[ITEMS], dys[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      xs[i] = inside[i] ? stage_of(s)[i * THREADS + tx] : make_uint4(0u, 0u, 0u, 0u);
-      dys[i] = inside[i] ? stage_of(s)[chunks + i * THREADS + tx] : make_uint4(0u, 0u, 0u, 0u);
-    }
-    if (!saved) {  // the two-pass statistics; columns past the row are zero, left out of both
-      float acc[2] = {0.f, 0.f};
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        float v[kVec];
-        E::unpack(xs[i], v);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) acc[0] += v[e];
-      }
-      norm::row_group_sum<true>(acc, scratch, parity);
-      st.mean = norm::mean_of(acc[0], d);
-      acc[0] = 0.f;
+    walk.wait(k);
+    // The rows are read from their stage in every pass rather than held: a thread's dgamma and
+    // dbeta sums and gamma take 40 of its 64 registers at ITEMS 2 x 1024 threads, and holding
+    // the rows as well spilled (144 bytes, ptxas sm_90).
+    auto x_chunk = [&](int i, float (&v)[kVec]) { E::unpack(stage_of(s)[i * THREADS + tx], v); };
+    auto dy_chunk = [&](int i, float (&v)[kVec]) {
+      E::unpack(stage_of(s)[chunks + i * THREADS + tx], v);
+    };
+    if (!saved) {  // the mean first: the two-pass rule, whose second pass joins the one below
+      float sum_x[1] = {0.f};
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         if (!inside[i]) continue;
         float v[kVec];
-        E::unpack(xs[i], v);
+        x_chunk(i, v);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) acc[0] = fmaf(v[e] - st.mean, v[e] - st.mean, acc[0]);
+        for (int e = 0; e < kVec; ++e) sum_x[0] += v[e];
       }
-      norm::row_group_sum<true>(acc, scratch, parity);
-      st.rstd = rsqrtf(norm::mean_of(acc[0], d) + eps);
+      norm::row_group_sum<true>(sum_x, scratch, parity);
+      st.mean = norm::mean_of(sum_x[0], d);
     }
     // g = dy * gamma for chunk i.
-    auto grad = [&](int i, float (&g)[kVec]) {
-      E::unpack(dys[i], g);
+    auto grad = [&](int i, const float (&dyv)[kVec], float (&g)[kVec]) {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) g[e] = dyv[e];
       if (gamma == nullptr) return;
       float gm[kVec];
-      E::unpack(gs[i], gm);
+      E::unpack(__ldg(reinterpret_cast<const uint4*>(gamma) + i * THREADS + tx), gm);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) g[e] *= gm[e];
     };
-    float acc[2] = {0.f, 0.f};  // sum(g), sum(g * (x - mean))
+    // sum((x - mean)^2) (recomputed statistics only), sum(g), sum(g * (x - mean))
+    float acc[3] = {0.f, 0.f, 0.f};
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
-      float v[kVec], g[kVec];
-      E::unpack(xs[i], v);
-      grad(i, g);
+      float v[kVec], dyv[kVec], g[kVec];
+      x_chunk(i, v);
+      dy_chunk(i, dyv);
+      grad(i, dyv, g);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
-        acc[0] += g[e];
-        acc[1] = fmaf(g[e], v[e] - st.mean, acc[1]);
+        const float dev = v[e] - st.mean;
+        if (!saved) acc[0] = fmaf(dev, dev, acc[0]);
+        acc[1] += g[e];
+        acc[2] = fmaf(g[e], dev, acc[2]);
       }
     }
     norm::row_group_sum<true>(acc, scratch, parity);
-    // Every thread has read this row's stage (the sums above needed it): refill it.
-    if (tx == 0) {
-      norm::bulk_reuse_fence();
-      start_copies(k + stages);
-    }
+    walk.refill_previous(k);
+    if (!saved) st.rstd = rsqrtf(norm::mean_of(acc[0], d) + eps);
     // dx = rstd * g - (rstd * mean(g) + xhat * rstd * mean(g * xhat)), as layernorm_bwd.
-    const float shift_g = st.rstd * norm::mean_of(acc[0], d);
-    const float slope_xhat = st.rstd * st.rstd * norm::mean_of(acc[1], d);
+    const float shift_g = st.rstd * norm::mean_of(acc[1], d);
+    const float slope_xhat = st.rstd * st.rstd * norm::mean_of(acc[2], d);
     T* dxr = dx + row * static_cast<long long>(dx_stride);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
-      float v[kVec], g[kVec], dyv[kVec];
-      E::unpack(xs[i], v);
-      E::unpack(dys[i], dyv);
-      grad(i, g);
+      float v[kVec], dyv[kVec], g[kVec];
+      x_chunk(i, v);
+      dy_chunk(i, dyv);
+      grad(i, dyv, g);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
         const float xhat = (v[e] - st.mean) * st.rstd;
@@ -264,7 +243,7 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
       }
       __stcs(reinterpret_cast<uint4*>(dxr) + i * THREADS + tx, E::pack(g));
     }
-  }
+  });
   if (partials) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {

@@ -228,15 +228,17 @@ __device__ __forceinline__ void warp_sum(float (&v)[N]) {
 // Sums N values over the row group; every thread of the group receives bit-identical results
 // (xor butterflies add the same pair in each lane, and addition is commutative), so every thread
 // makes the same decisions from them. Deterministic: the order is fixed by the geometry alone.
-// Must be reached by every thread of the block when blockDim.x > 32.
+// Must be reached by every thread of the block when blockDim.x > 32. The scratch may be wider
+// than the values (M > N): a kernel that reduces different counts keeps one scratch for all.
 // UNROLLED: the in-warp butterfly as five predicated steps (steps at or past a narrower group's
 // width skipped; the test is uniform) instead of a counted loop that branches back after each.
 // Measured on the H200 (calls 56-57, reports/h200/bench-lean.txt): together with tiles_for's
 // ONE_TILE_FIRST and mean_of, LayerNorm forward and the backward kernels gained 1-4%; rmsnorm_fwd
 // and add_rmsnorm_fwd lost 1-4%, so they keep the loop (and the IEEE per-row math).
-template <bool UNROLLED = false, int N>
-__device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<N>& scratch,
+template <bool UNROLLED = false, int N, int M>
+__device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<M>& scratch,
                                               int& parity) {
+  static_assert(N <= M, "the scratch holds fewer values than the reduction");
   const int width = blockDim.x < 32 ? blockDim.x : 32;
   if constexpr (UNROLLED) {
 #pragma unroll
@@ -256,7 +258,7 @@ __device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<N>& s
   const int lane = threadIdx.x & 31;
   const int warps = blockDim.x >> 5;
   // This group's slots: one per warp, after those of the groups above it in the block.
-  float (*buf)[N] = scratch.partial[parity] + threadIdx.y * warps;
+  float (*buf)[M] = scratch.partial[parity] + threadIdx.y * warps;
   parity ^= 1;
   if (lane == 0) {
 #pragma unroll

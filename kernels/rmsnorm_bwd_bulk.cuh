@@ -108,14 +108,11 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
   const int chunks = d / kVec;
   if (static_cast<long long>(THREADS) * ITEMS < chunks) __trap();
   bool inside[ITEMS];
-  uint4 ws[ITEMS];
   float dw_sum[ITEMS][kVec];
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const int c = i * THREADS + tx;
     inside[i] = c < chunks;
-    ws[i] = inside[i] && w != nullptr ? __ldg(reinterpret_cast<const uint4*>(w) + c)
-                                      : make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
     for (int e = 0; e < kVec; ++e) dw_sum[i][e] = 0.f;
   }
@@ -124,28 +121,16 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
   auto slot = [&](int s, int tensor) {
     return stage_chunks + (static_cast<long long>(s) * tensors + tensor) * chunks;
   };
-  auto start_copies = [&](int k) {  // the block's k-th row into stage k % stages
-    const long long row = blockIdx.x + static_cast<long long>(k) * gridDim.x;
-    if (row >= rows) return;
-    const int s = k % stages;
-    bulk_arrive_expect(&landed[s], tensors * row_bytes);
-    bulk_copy(slot(s, 0), x + row * static_cast<long long>(x_stride), row_bytes, &landed[s]);
-    if constexpr (FUSED)
-      bulk_copy(slot(s, 1), r + row * static_cast<long long>(r_stride), row_bytes, &landed[s]);
-    bulk_copy(slot(s, kDy), dy + row * static_cast<long long>(dy_stride), row_bytes, &landed[s]);
-    if (with_dh)
-      bulk_copy(slot(s, kDh), dh + row * static_cast<long long>(dh_stride), row_bytes, &landed[s]);
+  auto copy_row = [&](int s, long long row, unsigned long long* bar) {
+    bulk_copy(slot(s, 0), x + row * x_stride, row_bytes, bar);
+    if constexpr (FUSED) bulk_copy(slot(s, 1), r + row * r_stride, row_bytes, bar);
+    bulk_copy(slot(s, kDy), dy + row * dy_stride, row_bytes, bar);
+    if (with_dh) bulk_copy(slot(s, kDh), dh + row * dh_stride, row_bytes, bar);
   };
-  if (tx == 0) {
-    for (int s = 0; s < stages; ++s) bulk_barrier_init(&landed[s], 1);
-    bulk_barrier_init_fence();
-    for (int k = 0; k < stages; ++k) start_copies(k);
-  }
-  __syncthreads();
-  int k = 0;
-  for (long long row = blockIdx.x; row < rows; row += gridDim.x, ++k) {
+  const auto walk = bulk_row_walk(rows, stages, tensors * row_bytes, landed, copy_row);
+  walk.for_each_row([&](long long row, int k) {
     const int s = k % stages;
-    bulk_wait(&landed[s], static_cast<unsigned>(k / stages) & 1u);
+    walk.wait(k);
     // s (the input) and g = dy * weight of chunk i, from the stage.
     auto input = [&](int i, float (&sv)[kVec]) {
       E::unpack(slot(s, 0)[i * THREADS + tx], sv);
@@ -163,7 +148,7 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
         return;
       }
       float wv[kVec];
-      E::unpack(ws[i], wv);
+      E::unpack(__ldg(reinterpret_cast<const uint4*>(w) + i * THREADS + tx), wv);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) g[e] = dyv[e] * (wv[e] + w_offset);
     };
@@ -186,12 +171,7 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
       }
     }
     row_group_sum<true>(sums, scratch, parity);
-    // Every thread has finished the row before (its output pass came before this reduction):
-    // that row's stage may take the row `stages` after it.
-    if (tx == 0 && k > 0 && stages > 1) {
-      bulk_reuse_fence();
-      start_copies(k - 1 + stages);
-    }
+    walk.refill_previous(k);
     const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
     const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
     T* dxr = dx + row * static_cast<long long>(dx_stride);
@@ -213,15 +193,7 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
       __stcs(reinterpret_cast<uint4*>(dxr) + i * THREADS + tx, packed);
       if (FUSED && drr != nullptr) __stcs(reinterpret_cast<uint4*>(drr) + i * THREADS + tx, packed);
     }
-    // One stage: the next row can only follow every thread's output pass.
-    if (stages == 1) {
-      __syncthreads();
-      if (tx == 0) {
-        bulk_reuse_fence();
-        start_copies(k + 1);
-      }
-    }
-  }
+  });
   if (dw_row != nullptr) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
