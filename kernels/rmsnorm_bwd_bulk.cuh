@@ -116,12 +116,14 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
 #pragma unroll
     for (int e = 0; e < kVec; ++e) dw_sum[i][e] = 0.f;
   }
+  const uint4* w_chunks =
+      stage_weight<T, ITEMS, THREADS>(w, chunks, stages, tensors * row_bytes, stage_chunks);
   constexpr int kDy = FUSED ? 2 : 1;  // the tensors' places in a stage: x, [r], dy, [dh]
   constexpr int kDh = 3;
-  auto slot = [&](int s, int tensor) {
+  auto slot = [=](int s, int tensor) {
     return stage_chunks + (static_cast<long long>(s) * tensors + tensor) * chunks;
   };
-  auto copy_row = [&](int s, long long row, unsigned long long* bar) {
+  auto copy_row = [=](int s, long long row, unsigned long long* bar) {
     bulk_copy(slot(s, 0), x + row * x_stride, row_bytes, bar);
     if constexpr (FUSED) bulk_copy(slot(s, 1), r + row * r_stride, row_bytes, bar);
     bulk_copy(slot(s, kDy), dy + row * dy_stride, row_bytes, bar);
@@ -148,7 +150,7 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
         return;
       }
       float wv[kVec];
-      E::unpack(__ldg(reinterpret_cast<const uint4*>(w) + i * THREADS + tx), wv);
+      E::unpack(w_chunks[i * THREADS + tx], wv);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) g[e] = dyv[e] * (wv[e] + w_offset);
     };

@@ -145,14 +145,15 @@ TEST_CASE("schedule=bulk for layernorm_bwd: x and dy staged whole, one partial r
     return plan_checked({"layernorm_bwd", dt, more}, {{"rows", rows}, {"d", d}}, device);
   };
   // bf16 d = 8192: 1024 chunks, one a thread in 1024 threads; one block an SM, with as many
-  // 32 KiB stages (a row of x and one of dy) as a block's shared memory holds: seven.
+  // 32 KiB stages (a row of x and one of dy) as a block's shared memory holds beside gamma's row
+  // (16 KiB): six of the seven without it.
   const auto plan = bwd(DType::BF16, 4096, 8192);
   const KernelLaunch& L = plan.front();
   CHECK(L.entry == "ladder::layernorm_bwd_bulk<__nv_bfloat16, 1, 1024>");
   CHECK(L.source.find("layernorm_bwd_bulk.cuh") != std::string::npos);
   CHECK(L.block[0] == 1024);
   CHECK(L.grid[0] == 132);
-  CHECK(L.shared_bytes == 7u * 2 * 8192 * 2);
+  CHECK(L.shared_bytes == 6u * 2 * 8192 * 2 + 8192 * 2);
   CHECK(L.shared_bytes + 1024 <= DeviceLimits::h200().shared_per_block_optin);
   // Every block writes one partial row of each sum; the reduce adds exactly those.
   for (const char* name : {"dgamma_partial", "dbeta_partial"}) {
@@ -168,7 +169,10 @@ TEST_CASE("schedule=bulk for layernorm_bwd: x and dy staged whole, one partial r
   CHECK(bwd(DType::BF16, 4096, 8192, {{"bulk_items", "4"}}).front().entry ==
         "ladder::layernorm_bwd_bulk<__nv_bfloat16, 4, 256>");
   CHECK(bwd(DType::BF16, 4096, 8192, {{"bulk_grid", "3"}}).front().grid[0] == 3);
-  CHECK(bwd(DType::BF16, 4096, 8192, {{"bulk_stages", "2"}}).front().shared_bytes == 2u * 2 * 8192 * 2);
+  CHECK(bwd(DType::BF16, 4096, 8192, {{"bulk_stages", "2"}}).front().shared_bytes == 2u * 2 * 8192 * 2 + 8192 * 2);
+  // Pinned stages that leave no room for gamma, or no gamma (affine=0): stages alone.
+  CHECK(bwd(DType::BF16, 4096, 8192, {{"bulk_stages", "7"}}).front().shared_bytes == 7u * 2 * 8192 * 2);
+  CHECK(bwd(DType::BF16, 4096, 8192, {{"affine", "0"}}).front().shared_bytes == 7u * 2 * 8192 * 2);
   // Odd strides: the element-by-element path, no stages.
   CHECK(bwd(DType::BF16, 83, 769, {{"strided", "odd"}}).front().shared_bytes == 0);
   // Refused: before sm_90, keys of other schedules, and bulk keys without it.
@@ -207,17 +211,22 @@ TEST_CASE("schedule=bulk for rmsnorm_bwd and add_rmsnorm_bwd: every input row st
                   std::map<std::string, std::string> v = {}) {
     return plan_checked({op, dt, v}, {{"rows", rows}, {"d", d}}).front();
   };
-  // rmsnorm_bwd bf16 d = 16384: stages of x and dy (64 KiB), three in a block's shared memory.
+  // rmsnorm_bwd bf16 d = 16384: stages of x and dy (64 KiB), three in a block's shared memory,
+  // and the weight's row after them (32 KiB); none without a weight.
   const auto rms = first("rmsnorm_bwd", DType::BF16, 2048, 16384);
   CHECK(rms.entry == "ladder::rmsnorm_bwd_bulk<__nv_bfloat16, 2, 1024>");
   CHECK(rms.source.find("rmsnorm_bwd_bulk.cuh") != std::string::npos);
-  CHECK(rms.shared_bytes == 3u * 2 * 16384 * 2);
+  CHECK(rms.shared_bytes == 3u * 2 * 16384 * 2 + 16384 * 2);
+  CHECK(first("rmsnorm_bwd", DType::BF16, 2048, 16384, {{"weight", "none"}}).shared_bytes == 3u * 2 * 16384 * 2);
   CHECK(find_buffer(rms, "dw_partial")->rows == rms.grid[0]);
-  // add_rmsnorm_bwd: x, r and dy a stage (two fit), and dh too where given (one fits).
+  // add_rmsnorm_bwd: x, r and dy a stage (two fit), and dh too where given (one fits); the
+  // weight's row beside them, but not where it would take the only stage (fp32 d = 16384: one
+  // stage of 192 KiB and a 64 KiB row).
   const auto add = first("add_rmsnorm_bwd", DType::BF16, 2048, 16384);
   CHECK(add.entry == "ladder::add_rmsnorm_bwd_bulk<__nv_bfloat16, 2, 1024>");
-  CHECK(add.shared_bytes == 2u * 3 * 16384 * 2);
-  CHECK(first("add_rmsnorm_bwd", DType::BF16, 2048, 16384, {{"dh", "1"}}).shared_bytes == 1u * 4 * 16384 * 2);
+  CHECK(add.shared_bytes == 2u * 3 * 16384 * 2 + 16384 * 2);
+  CHECK(first("add_rmsnorm_bwd", DType::BF16, 2048, 16384, {{"dh", "1"}}).shared_bytes == 1u * 4 * 16384 * 2 + 16384 * 2);
+  CHECK(first("add_rmsnorm_bwd", DType::F32, 1024, 16384).shared_bytes == 1u * 3 * 16384 * 4);
   // Four rows of 64 KiB exceed a block: auto keeps the register kernel; asked for, no stages
   // (the element-by-element path).
   CHECK(first("add_rmsnorm_bwd", DType::BF16, 64, 32768, {{"dh", "1"}}).entry.find("_bulk") == std::string::npos);

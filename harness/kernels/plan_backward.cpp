@@ -120,17 +120,19 @@ BackwardPlan backward_geometry(std::size_t elem, const Shape& s,
 }
 
 // schedule=auto|regs|bulk (read_backward_bulk): the bulk-copy kernel's plan, which replaces the
-// register kernel's geometry in `plan` where taken. `tensors`: the input rows a stage holds. The
+// register kernel's geometry in `plan` where taken. `tensors`: the input rows a stage holds;
+// `weighted`: whether the launch passes a weight row (gamma, w). The
 // register kernel's own keys (items, shift, broken_launch) leave auto to it and are errors with
 // schedule=bulk.
 BulkPlan read_bulk_schedule(VariantReader& v, const std::string& op, std::size_t elem,
-                            const Shape& s, int tensors,
+                            const Shape& s, int tensors, bool weighted,
                             const std::map<std::string, std::int64_t>& strides, int forced,
                             const std::string& shift, const std::string& broken,
                             const DeviceLimits& device, BackwardPlan& plan) {
   const bool auto_free = forced == 0 && shift == "auto" && broken == "none";
-  const BulkPlan bulk = read_backward_bulk(v, op, elem, s, tensors, strides_misaligned(strides, elem),
-                                           auto_free, device, plan.g);
+  const BulkPlan bulk = read_backward_bulk(v, op, elem, s, tensors, weighted,
+                                           strides_misaligned(strides, elem), auto_free, device,
+                                           plan.g);
   if (bulk.bulk) {
     if (!auto_free)
       fail(op, "schedule=bulk takes its geometry from bulk_items and bulk_threads and keeps no "
@@ -236,7 +238,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
 
   auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
-  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, strides, forced, shift, "none",
+  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, has_w, strides, forced, shift, "none",
                                            device, plan);
   v.finish();
   const RowGeometry& g = plan.g;
@@ -295,7 +297,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   auto strides = row_strides(op, c, {"x", "r", "dy", "dh", "dx", "dr"}, strided, s.d);
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
   const std::string broken = v.get("broken_launch", "none", {"none", "short_shared"});
-  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, has_dh ? 4 : 3, strides, forced, shift,
+  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, has_dh ? 4 : 3, has_w, strides, forced, shift,
                                            broken, device, plan);
   const RowGeometry& g = plan.g;
   const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
@@ -369,7 +371,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
 
   auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
-  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, strides, forced, shift, broken,
+  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, affine, strides, forced, shift, broken,
                                            device, plan);
   const RowGeometry& g = plan.g;
   const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;

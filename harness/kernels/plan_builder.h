@@ -271,6 +271,8 @@ void require_bulk_copies(const std::string& op, const DeviceLimits& device);
 int bulk_stage_count(const std::string& op, const std::string& stages_key,
                      std::int64_t stage_bytes, const std::string& unit, const DeviceLimits& device,
                      std::int64_t& per_sm);
+// The dynamic shared memory a block may take with per_sm blocks an SM.
+std::int64_t bulk_room(const DeviceLimits& device, std::int64_t per_sm);
 // A bulk-copy launch's geometry: one row at a time in blocks of plan.threads, on a grid of the
 // resident blocks (per_sm an SM) or, with bulk_grid=3 (grid_key), three; never more than the rows.
 void set_bulk_geometry(const BulkPlan& plan, std::int64_t per_sm, const Shape& s,
@@ -282,9 +284,11 @@ void set_bulk_geometry(const BulkPlan& plan, std::int64_t per_sm, const Shape& s
 // auto takes it where g (the register kernel's geometry) streams and the rows are on the bulk
 // path, on sm_90 or later, unless auto_free is false (the variant pins the register kernel's
 // ITEMS, build or launch). Rewrites g (its blocks are the partial rows) where bulk.
+// weighted: the launch passes a weight row (gamma, w), which goes into the shared memory after
+// the stages where auto's rule or the pinned stages leave room for it (plan_backward_bulk.cpp).
 BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t elem_size,
-                            const Shape& s, int tensors, bool misaligned, bool auto_free,
-                            const DeviceLimits& device, RowGeometry& g);
+                            const Shape& s, int tensors, bool weighted, bool misaligned,
+                            bool auto_free, const DeviceLimits& device, RowGeometry& g);
 
 // auto's streamed choice for this call, or threads 0: the table's entry where the rows are
 // aligned, at least kLoopAutoMinRows, and the variant names only keys that leave the schedule

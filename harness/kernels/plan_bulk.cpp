@@ -52,12 +52,16 @@ int bulk_stage_count(const std::string& op, const std::string& stages_key,
   // As many stages as the blocks the registers allow leave room for; fewer blocks where that is
   // under two stages (one in flight while the block works on another).
   for (;; --per_sm) {
-    const std::int64_t room = (device.shared_per_sm - kRuntimeSharedPerBlock) / per_sm -
-                              kRuntimeSharedPerBlock - kStaticSharedReserve;
-    const int stages = static_cast<int>(std::min<std::int64_t>(
-        {kBulkMaxStages, room / stage_bytes, max_stage_bytes / stage_bytes}));
+    const int stages = static_cast<int>(
+        std::min<std::int64_t>(kBulkMaxStages, bulk_room(device, per_sm) / stage_bytes));
     if (stages >= 2 || per_sm == 1) return stages;
   }
+}
+
+std::int64_t bulk_room(const DeviceLimits& device, std::int64_t per_sm) {
+  const std::int64_t room = (device.shared_per_sm - kRuntimeSharedPerBlock) / per_sm -
+                            kRuntimeSharedPerBlock - kStaticSharedReserve;
+  return std::min(room, device.shared_per_block_optin - kStaticSharedReserve);
 }
 
 BulkKeys read_bulk_keys(VariantReader& v, const std::string& op, bool bulk) {
