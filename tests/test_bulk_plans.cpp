@@ -190,11 +190,11 @@ TEST_CASE("schedule=bulk for layernorm_bwd: x and dy staged whole, one partial r
   CHECK(auto_entry(DType::BF16, 4096, 8192) == "ladder::layernorm_bwd<__nv_bfloat16, 2>");
   CHECK(auto_entry(DType::F32, 4096, 8192) == "ladder::layernorm_bwd<float, 4>");
   // ... and takes the bulk kernel where it would stream: wider than 512 threads x 16 values.
-  CHECK(auto_entry(DType::BF16, 2048, 16384) == "ladder::layernorm_bwd_bulk<__nv_bfloat16, 2, 1024>");
+  CHECK(auto_entry(DType::BF16, 2048, 16384) == "ladder::layernorm_bwd_bulk<__nv_bfloat16, 4, 512>");
   CHECK(auto_entry(DType::F16, 7, 32768) == "ladder::layernorm_bwd_bulk<__half, 4, 1024>");
   CHECK(auto_entry(DType::F32, 1024, 16384) == "ladder::layernorm_bwd_bulk<float, 4, 1024>");
   CHECK(auto_entry(DType::BF16, 2048, 16384, {{"stats", "recompute"}, {"affine", "0"}}) ==
-        "ladder::layernorm_bwd_bulk<__nv_bfloat16, 2, 1024>");
+        "ladder::layernorm_bwd_bulk<__nv_bfloat16, 4, 512>");
   // Not where its path is closed (rows off the grid, d past 4096 chunks, before sm_90), nor where
   // the variant pins the register kernel.
   CHECK(auto_entry(DType::BF16, 2048, 16384, {{"strided", "odd"}}).find("_bulk") == std::string::npos);
@@ -214,7 +214,7 @@ TEST_CASE("schedule=bulk for rmsnorm_bwd and add_rmsnorm_bwd: every input row st
   // rmsnorm_bwd bf16 d = 16384: stages of x and dy (64 KiB), three in a block's shared memory,
   // and the weight's row after them (32 KiB); none without a weight.
   const auto rms = first("rmsnorm_bwd", DType::BF16, 2048, 16384);
-  CHECK(rms.entry == "ladder::rmsnorm_bwd_bulk<__nv_bfloat16, 2, 1024>");
+  CHECK(rms.entry == "ladder::rmsnorm_bwd_bulk<__nv_bfloat16, 4, 512>");
   CHECK(rms.source.find("rmsnorm_bwd_bulk.cuh") != std::string::npos);
   CHECK(rms.shared_bytes == 3u * 2 * 16384 * 2 + 16384 * 2);
   CHECK(first("rmsnorm_bwd", DType::BF16, 2048, 16384, {{"weight", "none"}}).shared_bytes == 3u * 2 * 16384 * 2);
@@ -223,7 +223,7 @@ TEST_CASE("schedule=bulk for rmsnorm_bwd and add_rmsnorm_bwd: every input row st
   // weight's row beside them, but not where it would take the only stage (fp32 d = 16384: one
   // stage of 192 KiB and a 64 KiB row).
   const auto add = first("add_rmsnorm_bwd", DType::BF16, 2048, 16384);
-  CHECK(add.entry == "ladder::add_rmsnorm_bwd_bulk<__nv_bfloat16, 2, 1024>");
+  CHECK(add.entry == "ladder::add_rmsnorm_bwd_bulk<__nv_bfloat16, 4, 512>");
   CHECK(add.shared_bytes == 2u * 3 * 16384 * 2 + 16384 * 2);
   CHECK(first("add_rmsnorm_bwd", DType::BF16, 2048, 16384, {{"dh", "1"}}).shared_bytes == 1u * 4 * 16384 * 2 + 16384 * 2);
   CHECK(first("add_rmsnorm_bwd", DType::F32, 1024, 16384).shared_bytes == 1u * 3 * 16384 * 4);

@@ -45,11 +45,14 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   if (schedule != "bulk" && !taken_by_auto) return plan;
   require_bulk_copies(op, device);
   plan.bulk = true;
-  // ITEMS: pinned, or the fewest that cover the row with at most 1024 threads.
-  plan.items = keys.items != "auto" ? std::stoi(keys.items)
-               : chunks <= 1024    ? 1
-               : chunks <= 2048    ? 2
-                                   : 4;
+  // ITEMS: pinned, or one chunk a thread up to 1024 chunks, else four (512 threads up to 2048
+  // chunks, 1024 beyond). At 2048 chunks four a thread in 512 threads (128 registers, no spills)
+  // beat two in 1024 (64 registers, which LayerNorm's build spills inside its row loop; call
+  // 159, reports/h200/bench-bwd-bulk-block.txt, two repeats, cold): layernorm_bwd bf16
+  // 2048x16384 77.0-77.1 us against 94.2-94.5, with recomputed statistics 77.3 against 107.3,
+  // f16 81.7-81.9 against 90.6-90.7; add_rmsnorm_bwd bf16 113.9-114.9 against 117.4, f16
+  // 112.7-113.4 against 118.9-120.0; rmsnorm_bwd level (bf16 68.7-69.4 against 69.2).
+  plan.items = keys.items != "auto" ? std::stoi(keys.items) : chunks <= 1024 ? 1 : 4;
   plan.threads = keys.threads != "auto"
                      ? std::stoi(keys.threads)
                      : std::clamp(pow2_at_least(ceil_div(chunks, plan.items)), 32, 1024);
