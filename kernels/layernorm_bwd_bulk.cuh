@@ -100,7 +100,8 @@ __device__ __forceinline__ bool backward_bulk_ok(const T* x, int x_stride, const
 // THREADS: the block, one row at a time (32-1024, a multiple of 32); thread tx owns chunks
 // tx + i * THREADS, i < ITEMS, so THREADS * ITEMS * VEC >= d on the bulk path (else it traps).
 // Dynamic shared memory: STAGES * 2 * d * sizeof(T) bytes (a row of x and one of dy a stage),
-// STAGES = 1..8 (the launch's size picks it). The grid is any number of blocks; block b takes rows
+// STAGES = 1..8 (the launch's size picks it), plus d * sizeof(T) where gamma is to be staged
+// after the stages (norm::stage_weight; without that room it is read from global memory). The grid is any number of blocks; block b takes rows
 // b, b + gridDim.x, ... and writes partial row b of dgamma_partial and dbeta_partial ([gridDim.x,
 // d] fp32, nullable together: no affine parameters), every column, zeros where it took no row;
 // column_sum_pair<T> reduces them. gamma: nullable. mean, rstd: [rows] fp32 as the forward pass

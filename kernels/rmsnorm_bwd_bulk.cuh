@@ -213,7 +213,8 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
 }  // namespace norm
 
 // THREADS, ITEMS, the grid, dynamic shared memory (STAGES * 2 * d * sizeof(T) bytes: a row of x
-// and one of dy a stage) and the bulk path's conditions as layernorm_bwd_bulk; the arguments and
+// and one of dy a stage; plus d * sizeof(T) to stage w) and the bulk path's conditions as
+// layernorm_bwd_bulk; the arguments and
 // results are rmsnorm_bwd's (dw_partial: [gridDim.x, d] fp32, every column written, reduced by
 // column_sum<T>; w nullable with dw_partial; w_offset 0 plain, 1 Gemma). Aliasing: dx may be x
 // or dy (same stride).
@@ -228,7 +229,7 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
 }
 
 // add_rmsnorm_bwd's arguments and results; a stage holds rows of x, r, dy and dh (where given):
-// STAGES * (3 or 4) * d * sizeof(T) bytes. Aliasing: dx and dr may be any of the inputs (same
+// STAGES * (3 or 4) * d * sizeof(T) bytes, plus d * sizeof(T) to stage w. Aliasing: dx and dr may be any of the inputs (same
 // stride).
 template <typename T, int ITEMS, int THREADS>
 __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
