@@ -207,15 +207,19 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
 #pragma unroll
       for (int e = 0; e < kVec; ++e) g[e] *= gm[e];
     };
+    // Chunk i's x, dy and g, as both passes read them.
+    auto chunk_values = [&](int i, float (&v)[kVec], float (&dyv)[kVec], float (&g)[kVec]) {
+      x_chunk(i, v);
+      dy_chunk(i, dyv);
+      grad(i, dyv, g);
+    };
     // sum((x - mean)^2) (recomputed statistics only), sum(g), sum(g * (x - mean))
     float acc[3] = {0.f, 0.f, 0.f};
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
       float v[kVec], dyv[kVec], g[kVec];
-      x_chunk(i, v);
-      dy_chunk(i, dyv);
-      grad(i, dyv, g);
+      chunk_values(i, v, dyv, g);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
         const float dev = v[e] - st.mean;
@@ -235,9 +239,7 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
       float v[kVec], dyv[kVec], g[kVec];
-      x_chunk(i, v);
-      dy_chunk(i, dyv);
-      grad(i, dyv, g);
+      chunk_values(i, v, dyv, g);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
         const float xhat = (v[e] - st.mean) * st.rstd;
