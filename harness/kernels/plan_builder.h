@@ -279,8 +279,8 @@ void set_bulk_geometry(const BulkPlan& plan, std::int64_t per_sm, const Shape& s
                        const std::string& grid_key, const DeviceLimits& device, RowGeometry& g);
 // schedule=auto|regs|bulk for the backward ops (plan_backward_bulk.cpp): bulk takes
 // kernels/layernorm_bwd_bulk.cuh or rmsnorm_bwd_bulk.cuh, `tensors` input rows a stage (x and dy;
-// the fused op's r and dh too), with the same keys as read_bulk (bulk_items auto: the fewest
-// chunks a thread that cover the row in 1024 threads).
+// the fused op's r and dh too), with the same keys as read_bulk (bulk_items auto: one chunk a
+// thread up to 1024 chunks, else four, in 512 threads up to 2048 chunks and 1024 beyond).
 // auto takes it where g (the register kernel's geometry) streams and the rows are on the bulk
 // path, on sm_90 or later, unless auto_free is false (the variant pins the register kernel's
 // ITEMS, build or launch). Rewrites g (its blocks are the partial rows) where bulk.
