@@ -18,7 +18,9 @@ const std::vector<std::string> kWeightModes = {"none", "plain", "gemma"};
 const std::vector<std::string> kStrided = {"0", "1", "odd"};
 const std::vector<std::string> kFlag = {"0", "1"};
 
-constexpr int kColumnSumColumns = 32;  // kernels/column_sum.cuh's block shape
+// kernels/column_sum.cuh's block shape: 32 x 32 threads, four columns a thread.
+constexpr int kColumnSumThreads = 32;
+constexpr int kColumnSumColumns = 4 * kColumnSumThreads;
 constexpr int kColumnSumSlices = 32;
 
 // The backward kernels keep x (or x + r), the gradient and the weight-gradient sums in registers
@@ -158,7 +160,7 @@ KernelLaunch column_sum_launch(const KernelLaunch& first, DType dt, const std::s
   L.buffers = first.buffers;
   L.args = {pointer(out), pointer(partial), i32(parts), i32(d), i32(d)};
   L.grid = {static_cast<std::uint32_t>((d + kColumnSumColumns - 1) / kColumnSumColumns), 1, 1};
-  L.block = {kColumnSumColumns, kColumnSumSlices, 1};
+  L.block = {kColumnSumThreads, kColumnSumSlices, 1};
   L.programmatic = programmatic;
   L.oracle = first.oracle;
   L.scalars = first.scalars;
