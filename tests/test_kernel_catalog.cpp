@@ -176,6 +176,26 @@ TEST_CASE("plan declares variants' buffers, aliases and null arguments", "[kerne
   CHECK(no_w.size() == 1);
 }
 
+// kernels/column_sum.cuh takes four columns a thread exactly where its grid gives fewer than
+// one thread a column, so the grid is the whole contract: 128 columns a block for d a multiple
+// of 4, 32 otherwise, and never a column left without a block.
+TEST_CASE("column_sum grids: four columns a thread on the 16-byte grid, one off it", "[kernels]") {
+  ladder::register_builtin_oracles();
+  for (auto [d, blocks] : std::vector<std::pair<int, std::uint32_t>>{
+           {16384, 128}, {4096, 32}, {2049, 65}, {769, 25}, {8, 1}, {36, 1}, {132, 2}, {1, 1}}) {
+    CAPTURE(d);
+    const auto plan = plan_checked({"rmsnorm_bwd", DType::BF16, {}}, {{"rows", 7}, {"d", d}});
+    REQUIRE(plan.size() == 2);
+    const KernelLaunch& reduce = plan.back();
+    CHECK(reduce.entry == "ladder::column_sum<__nv_bfloat16>");
+    CHECK(reduce.block == std::array<std::uint32_t, 3>{32, 32, 1});
+    CHECK(reduce.grid[0] == blocks);
+    const std::int64_t per_thread = std::int64_t{reduce.grid[0]} * 32 < d ? 4 : 1;
+    CHECK(std::int64_t{reduce.grid[0]} * 32 * per_thread >= d);
+    CHECK((per_thread == 1 || d % 4 == 0));
+  }
+}
+
 TEST_CASE("plan rejects bad input with messages naming the op", "[kernels]") {
   const KernelRef ref{"rmsnorm", DType::F32, {}};
   const Case ok{{"rows", 4}, {"d", 8}};

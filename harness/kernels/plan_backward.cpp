@@ -18,10 +18,13 @@ const std::vector<std::string> kWeightModes = {"none", "plain", "gemma"};
 const std::vector<std::string> kStrided = {"0", "1", "odd"};
 const std::vector<std::string> kFlag = {"0", "1"};
 
-// kernels/column_sum.cuh's block shape: 32 x 32 threads, four columns a thread.
+// kernels/column_sum.cuh's block shape: 32 x 32 threads, four columns a thread where d is a
+// multiple of 4 (16-byte loads), else one.
 constexpr int kColumnSumThreads = 32;
-constexpr int kColumnSumColumns = 4 * kColumnSumThreads;
 constexpr int kColumnSumSlices = 32;
+std::int64_t column_sum_columns_per_block(std::int64_t d) {
+  return d % 4 == 0 ? 4 * kColumnSumThreads : kColumnSumThreads;
+}
 
 // The backward kernels keep x (or x + r), the gradient and the weight-gradient sums in registers
 // (about 110-128 of them at 16 values a thread), so about 512 threads fit an SM.
@@ -159,7 +162,8 @@ KernelLaunch column_sum_launch(const KernelLaunch& first, DType dt, const std::s
   L.entry = "ladder::column_sum<" + dtype_template_name(dt) + ">";
   L.buffers = first.buffers;
   L.args = {pointer(out), pointer(partial), i32(parts), i32(d), i32(d)};
-  L.grid = {static_cast<std::uint32_t>((d + kColumnSumColumns - 1) / kColumnSumColumns), 1, 1};
+  const std::int64_t per_block = column_sum_columns_per_block(d);
+  L.grid = {static_cast<std::uint32_t>((d + per_block - 1) / per_block), 1, 1};
   L.block = {kColumnSumThreads, kColumnSumSlices, 1};
   L.programmatic = programmatic;
   L.oracle = first.oracle;
