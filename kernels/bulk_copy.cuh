@@ -142,8 +142,11 @@ struct BulkRowWalk {
   __device__ __forceinline__ void wait(int k) const {
     bulk_wait(&landed[k % stages], static_cast<unsigned>(k / stages) & 1u);
   }
+  // Where a stage is refilled: at its row's end (one or two stages), or at the next row's first
+  // reduction (refill_previous).
+  __device__ __forceinline__ bool refills_at_row_end() const { return stages <= 2; }
   __device__ __forceinline__ void refill_previous(int k) const {
-    if (threadIdx.x == 0 && k > 0 && stages > 2) {
+    if (threadIdx.x == 0 && k > 0 && !refills_at_row_end()) {
       bulk_reuse_fence();
       start_copies(k - 1 + stages);
     }
@@ -159,7 +162,7 @@ struct BulkRowWalk {
     int k = 0;
     for (long long row = blockIdx.x; row < rows; row += gridDim.x, ++k) {
       body(row, k);
-      if (stages <= 2) {
+      if (refills_at_row_end()) {
         __syncthreads();
         if (threadIdx.x == 0) {
           bulk_reuse_fence();
