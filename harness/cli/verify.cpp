@@ -31,6 +31,8 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // 32765 or 32768 (add_rmsnorm) fill the bound in one tile, so the weight is staged in shared
 // memory: strided=1 keeps such rows on the grid with a partial last chunk, stage_weight=0 takes
 // the shared memory away (the kernel reads the weight from global memory).
+// warp: a row in one warp at up to 12 chunks a thread; rows wider than that, and warp_items=6,
+// stream; odd strides put the rows off the 16-byte grid (OFF_GRID).
 // packed: spans of packed rows as one flat array; span_rows=8 makes many small spans and a short
 // last one, packed_threads narrow and wide blocks; strided rows (and rows shorter than a chunk)
 // fall back to the register kernel.
@@ -63,6 +65,9 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "wide"}, {"strided", "odd"}, {"weight", "none"}},
             {{"schedule", "wide"}, {"strided", "1"}}, {{"schedule", "wide"}, {"stage_weight", "0"}},
+            {{"schedule", "warp"}}, {{"schedule", "warp"}, {"inplace", "y_x"}, {"weight", "gemma"}},
+            {{"schedule", "warp"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
+            {{"schedule", "warp"}, {"warp_items", "6"}, {"strided", "odd"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "packed"}, {"weight", "none"}, {"write_rstd", "0"}, {"packed_threads", "128"}},
             {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_threads", "1024"}},
@@ -91,6 +96,9 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "wide"}, {"strided", "odd"}, {"weight", "gemma"}},
             {{"schedule", "wide"}, {"strided", "1"}}, {{"schedule", "wide"}, {"stage_weight", "0"}},
+            {{"schedule", "warp"}}, {{"schedule", "warp"}, {"inplace", "both"}, {"convention", "B"}},
+            {{"schedule", "warp"}, {"strided", "odd"}, {"weight", "gemma"}, {"inplace", "h_r"}},
+            {{"schedule", "warp"}, {"warp_items", "6"}, {"strided", "odd"}, {"convention", "B"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "packed"}, {"inplace", "h_r"}, {"weight", "gemma"}},
             {{"schedule", "packed"}, {"weight", "none"}, {"span_rows", "8"}, {"packed_threads", "128"}},
@@ -113,6 +121,9 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"strided", "odd"}},
             {{"schedule", "wide"}, {"affine", "0"}},
+            {{"schedule", "warp"}}, {{"schedule", "warp"}, {"inplace", "y_x"}, {"strided", "odd"}},
+            {{"schedule", "warp"}, {"affine", "beta"}, {"strided", "odd"}},
+            {{"schedule", "warp"}, {"warp_items", "6"}, {"strided", "odd"}, {"affine", "gamma"}},
             {{"schedule", "packed"}}, {{"schedule", "packed"}, {"affine", "0"}, {"inplace", "y_x"}},
             {{"schedule", "packed"}, {"span_rows", "8"}, {"packed_threads", "1024"}},
             {{"schedule", "packed"}, {"weight_copies", "one"}},

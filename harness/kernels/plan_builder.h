@@ -75,11 +75,15 @@ struct StagedPlan {
 extern const std::vector<std::string> kStagedSchedules;
 extern const std::vector<std::string> kRmsnormSchedules;
 extern const std::vector<std::string> kLayernormSchedules;
+// The ITEMS values schedule=warp is instantiated with (plan_wide.cpp).
+extern const std::vector<int> kWarpItems;
 
 // schedule=wide (plan_wide.cpp): the register kernel at 8 chunks a thread, instantiated with a
 // launch bound of 256 or 512 threads (MAX_THREADS) so that ptxas may give a thread more than 64
 // registers. auto takes it where the H200 measured it faster. Returns the launch bound when
-// wide (and rewrites g, the register geometry, for it), 0 otherwise. Call it before
+// wide (and rewrites g, the register geometry, for it), 0 otherwise. It also reads
+// schedule=warp, the same kernel with a row in one warp at up to 12 chunks a thread, eight rows
+// a block under a bound of 256 (warp_items=auto|6|9|12), and returns its bound. Call it before
 // read_staged and read_rows: neither applies to a wide geometry.
 int read_wide(VariantReader& v, const std::string& op, const std::vector<std::string>& schedules,
               std::size_t elem_size, const Shape& s, bool misaligned, const RowLimits& limits,

@@ -48,12 +48,65 @@ bool wide_measured_faster(const std::string& op, std::size_t elem_size, std::int
 
 }  // namespace
 
-const std::vector<std::string> kLayernormSchedules{"auto", "regs", "wide", "packed", "row", "loop", "bulk"};
+const std::vector<std::string> kLayernormSchedules{"auto", "regs", "wide", "warp", "packed", "row", "loop", "bulk"};
+const std::vector<int> kWarpItems{6, 9, 12};
+
+namespace {
+
+constexpr int kWarpBound = 256;
+
+std::vector<std::string> warp_item_values() {
+  std::vector<std::string> values{"auto"};
+  for (int items : kWarpItems) values.push_back(std::to_string(items));
+  return values;
+}
+
+// schedule=warp: the register kernel with a whole row in one warp at up to 12 chunks a thread,
+// eight rows a block, under the launch bound of 256 threads (so ptxas may keep the chunks
+// without spilling). A row needs no block barrier: its reduction is the warp's shuffles, and
+// the SM holds many rows at once, each with its loads in flight. ITEMS is the smallest of
+// kWarpItems that covers the row (warp_items pins one); a wider row streams.
+int warp_geometry(VariantReader& v, const std::string& op, std::size_t elem_size, const Shape& s,
+                  bool misaligned, int forced_items, int rows_per_block, RowGeometry& g) {
+  if (forced_items != 0)
+    fail(op, "schedule=warp takes its ITEMS from warp_items; drop items=" +
+                 std::to_string(forced_items));
+  const std::string pinned = v.get("warp_items", "auto", warp_item_values());
+  const std::int64_t chunks = row_chunks(elem_size, s.d, misaligned);
+  RowGeometry w = g;
+  w.items = kWarpItems.back();
+  if (pinned != "auto") {
+    w.items = std::stoi(pinned);
+  } else {
+    for (int items : kWarpItems) {
+      if (std::int64_t{kWarp} * items >= chunks) {
+        w.items = items;
+        break;
+      }
+    }
+  }
+  w.threads_per_row = kWarp;
+  w.rows_per_block = kWarpBound / kWarp;
+  w.streams = chunks > std::int64_t{kWarp} * w.items;
+  w.blocks = std::max<std::int64_t>(1, ceil_div(s.rows, w.rows_per_block));
+  if (rows_per_block != 0) apply_rows_per_block(op, rows_per_block, s.rows, w);
+  if (w.threads_per_row * w.rows_per_block > kWarpBound)
+    fail(op, "schedule=warp: a block of " + std::to_string(w.threads_per_row * w.rows_per_block) +
+                 " threads exceeds its launch bound of " + std::to_string(kWarpBound));
+  g = w;
+  return kWarpBound;
+}
+
+}  // namespace
 
 int read_wide(VariantReader& v, const std::string& op, const std::vector<std::string>& schedules,
               std::size_t elem_size, const Shape& s, bool misaligned, const RowLimits& limits,
               int forced_items, int rows_per_block, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", schedules);
+  if (schedule == "warp")
+    return warp_geometry(v, op, elem_size, s, misaligned, forced_items, rows_per_block, g);
+  if (v.get("warp_items", "auto", warp_item_values()) != "auto")
+    fail(op, "warp_items needs schedule=warp");
   const std::int64_t chunks = row_chunks(elem_size, s.d, misaligned);
   bool wide = schedule == "wide";
   if (wide && forced_items != 0)
