@@ -294,3 +294,36 @@ TEST_CASE("staged plans fit the device planned for: an A100's opt-in shared memo
   CHECK(read.max_threads_per_sm == 2048);
 }
 
+
+TEST_CASE("warp schedule: a row in one warp under a bound of 256; auto takes it for 16-bit rows "
+          "off the grid of 129 to 193 chunks",
+          "[kernels]") {
+  // auto, where call 165 measured it faster (d = 1025 and 1537: 129 and 193 chunks).
+  const auto rms = entry_of({"rmsnorm", DType::BF16, {}}, 16384, 1025);
+  CHECK(rms.entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 6, 256, false, true>");
+  CHECK(rms.block[0] == 32);
+  CHECK(rms.block[1] == 8);
+  CHECK(rms.grid[0] == 16384 / 8);
+  CHECK(entry_of({"layernorm", DType::F16, {}}, 16384, 1537).entry ==
+        "ladder::layernorm_fwd<__half, 9, 256, true>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 16384, 1537).entry ==
+        "ladder::add_rmsnorm_fwd<__nv_bfloat16, 9, false, 256, false, true>");
+  // Not where it lost (257 chunks and more), nor on the grid, nor for few rows or fp32, nor
+  // where auto's packed kernel keeps add_rmsnorm's packed rows of up to 1024.
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 2049).entry.find(", 256,") == std::string::npos);
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 16384, 1024).entry.find(", 256,") == std::string::npos);
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 100, 1025).entry.find(", 256,") == std::string::npos);
+  CHECK(entry_of({"rmsnorm", DType::F32, {}}, 16384, 1025).entry.find(", 256,") == std::string::npos);
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 16384, 1023).entry.find("packed") != std::string::npos);
+  // Asked for: the smallest warp_items that covers the row, else 12 and the row streams.
+  CHECK(entry_of({"layernorm", DType::BF16, {{"schedule", "warp"}}}, 8192, 2049).entry ==
+        "ladder::layernorm_fwd<__nv_bfloat16, 9, 256, true>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "warp"}}}, 8192, 8192).entry ==
+        "ladder::rmsnorm_fwd<__nv_bfloat16, 12, 256, false>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {{"schedule", "warp"}, {"warp_items", "6"}}}, 8192, 2049)
+            .entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 6, 256, false, true>");
+  CHECK_THROWS_WITH(entry_of({"rmsnorm", DType::BF16, {{"warp_items", "6"}}}, 8192, 2049),
+                    has_substr("warp_items needs schedule=warp"));
+  CHECK_THROWS_WITH(entry_of({"rmsnorm", DType::BF16, {{"schedule", "warp"}, {"items", "2"}}}, 8192, 2049),
+                    has_substr("drop items=2"));
+}

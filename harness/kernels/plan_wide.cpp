@@ -97,6 +97,19 @@ int warp_geometry(VariantReader& v, const std::string& op, std::size_t elem_size
   return kWarpBound;
 }
 
+// Where the H200 measured schedule=warp faster than the register geometry (call 165,
+// reports/h200/bench-warp-165.txt, two repeats, cold): 16-bit rows off the 16-byte grid of 129 to
+// 193 chunks, which the register geometry spreads over two or three warps with a block barrier.
+// rmsnorm bf16 16384x1025 47.2-47.5 us -> 36.1-36.2, 16384x1537 67.0-67.2 -> 55.0; layernorm
+// 74.8-74.9 -> 50.1-50.2 and 104.6 -> 77.9-79.1; add_rmsnorm 81.4-81.6 -> 78.2-78.6 and
+// 112.7-112.9 -> 105.7-106.1 (f16 the same). At 257 chunks and more (d = 2049, 2500, 3000) it
+// lost everywhere: 96-128 registers leave two 256-thread blocks an SM (24% of warp slots busy).
+bool warp_measured_faster(std::size_t elem_size, std::int64_t chunks, bool misaligned,
+                          std::int64_t rows, const RowLimits& limits) {
+  return elem_size == 2 && misaligned && chunks > 4 * kWarp && chunks <= 193 &&
+         rows >= 2 * std::int64_t{limits.sm_count};
+}
+
 }  // namespace
 
 int read_wide(VariantReader& v, const std::string& op, const std::vector<std::string>& schedules,
@@ -115,6 +128,12 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
   if (schedule == "auto" && forced_items == 0 && rows_per_block == 0 && !misaligned &&
       s.rows >= 2 * std::int64_t{limits.sm_count})
     wide = wide_measured_faster(op, elem_size, chunks, g);
+  if (schedule == "auto" && forced_items == 0 && rows_per_block == 0 &&
+      warp_measured_faster(elem_size, chunks, misaligned, s.rows, limits) &&
+      !(op == "add_rmsnorm" && s.d <= 1024)) {  // there auto's packed kernel keeps its rows
+    v.resolve_auto("schedule", "warp");  // every later reader of the schedule steps aside
+    return warp_geometry(v, op, elem_size, s, misaligned, forced_items, rows_per_block, g);
+  }
   if (!wide) return 0;
 
   const int bound = wide_bound(op);
