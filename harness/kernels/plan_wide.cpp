@@ -55,6 +55,23 @@ namespace {
 
 constexpr int kWarpBound = 256;
 
+// The end of both schedules under a lower launch bound (wide, warp): the grid for the rows, an
+// rpb override, the check that the block keeps within the bound the kernel was built with, and
+// the geometry handed back (w's items, threads and rows a block set by the caller).
+int finish_bounded(const std::string& op, const std::string& schedule, int bound,
+                   std::int64_t chunks, std::int64_t rows, int rows_per_block, RowGeometry w,
+                   RowGeometry& g) {
+  w.streams = chunks > std::int64_t{w.threads_per_row} * w.items;
+  w.blocks = std::max<std::int64_t>(1, ceil_div(rows, w.rows_per_block));
+  if (rows_per_block != 0) apply_rows_per_block(op, rows_per_block, rows, w);
+  if (w.threads_per_row * w.rows_per_block > bound)
+    fail(op, "schedule=" + schedule + ": a block of " +
+                 std::to_string(w.threads_per_row * w.rows_per_block) +
+                 " threads exceeds its kernel's launch bound of " + std::to_string(bound));
+  g = w;
+  return bound;
+}
+
 std::vector<std::string> warp_item_values() {
   std::vector<std::string> values{"auto"};
   for (int items : kWarpItems) values.push_back(std::to_string(items));
@@ -87,14 +104,7 @@ int warp_geometry(VariantReader& v, const std::string& op, std::size_t elem_size
   }
   w.threads_per_row = kWarp;
   w.rows_per_block = kWarpBound / kWarp;
-  w.streams = chunks > std::int64_t{kWarp} * w.items;
-  w.blocks = std::max<std::int64_t>(1, ceil_div(s.rows, w.rows_per_block));
-  if (rows_per_block != 0) apply_rows_per_block(op, rows_per_block, s.rows, w);
-  if (w.threads_per_row * w.rows_per_block > kWarpBound)
-    fail(op, "schedule=warp: a block of " + std::to_string(w.threads_per_row * w.rows_per_block) +
-                 " threads exceeds its launch bound of " + std::to_string(kWarpBound));
-  g = w;
-  return kWarpBound;
+  return finish_bounded(op, "warp", kWarpBound, chunks, s.rows, rows_per_block, w, g);
 }
 
 // Where the H200 measured schedule=warp faster than the register geometry (call 165,
@@ -150,14 +160,7 @@ int read_wide(VariantReader& v, const std::string& op, const std::vector<std::st
         std::min<std::int64_t>(bound, whole_warp_threads(chunks, kWideItems)));
     w.rows_per_block = 1;
   }
-  w.streams = chunks > std::int64_t{w.threads_per_row} * kWideItems;
-  w.blocks = std::max<std::int64_t>(1, ceil_div(s.rows, w.rows_per_block));
-  if (rows_per_block != 0) apply_rows_per_block(op, rows_per_block, s.rows, w);
-  if (w.threads_per_row * w.rows_per_block > bound)
-    fail(op, "schedule=wide: a block of " + std::to_string(w.threads_per_row * w.rows_per_block) +
-                 " threads exceeds the wide kernel's launch bound of " + std::to_string(bound));
-  g = w;
-  return bound;
+  return finish_bounded(op, "wide", bound, chunks, s.rows, rows_per_block, w, g);
 }
 
 bool wide_fills_bound(const RowGeometry& g, int bound) {
