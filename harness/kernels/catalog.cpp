@@ -56,6 +56,17 @@ const OpEntry* find(const std::string& op) {
   return nullptr;
 }
 
+// The forward ops' register and staged kernels have an OFF_GRID build for rows off the 16-byte
+// grid, which the compile shapes (rows on the grid) never plan by themselves: `combo` on the grid
+// and off it. Schedules whose entry ignores the key plan the same entry twice (deduplicated).
+std::vector<std::map<std::string, std::string>> with_off_grid(
+    const std::string& op, const std::map<std::string, std::string>& combo) {
+  if (op != "rmsnorm" && op != "add_rmsnorm" && op != "layernorm") return {combo};
+  auto off = combo;
+  off["off_grid"] = "1";
+  return {combo, off};
+}
+
 }  // namespace
 
 std::vector<std::string> ops() {
@@ -157,7 +168,7 @@ std::vector<KernelRef> all_specializations() {
         // schedule=wide fixes its ITEMS, and decode has none: one instantiation per dtype (and
         // other axes).
         if (combo.count("schedule") && (combo.at("schedule") == "wide" || combo.at("schedule") == "decode")) {
-          out.push_back({e.name, dt, combo, {}});
+          for (const auto& v : with_off_grid(e.name, combo)) out.push_back({e.name, dt, v, {}});
           continue;
         }
         // schedule=packed has no ITEMS: one instantiation per dtype (and other axes) for each
@@ -170,11 +181,11 @@ std::vector<KernelRef> all_specializations() {
           }
           continue;
         }
-        for (int items : allowed_items(size_of(dt), e.limits)) {
-          auto v = combo;
-          v["items"] = std::to_string(items);
-          out.push_back({e.name, dt, v});
-        }
+        for (int items : allowed_items(size_of(dt), e.limits))
+          for (auto v : with_off_grid(e.name, combo)) {
+            v["items"] = std::to_string(items);
+            out.push_back({e.name, dt, v});
+          }
       }
     }
   }
