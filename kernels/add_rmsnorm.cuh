@@ -139,8 +139,8 @@ __global__ void __launch_bounds__(MAX_THREADS)
 
 // The staged schedule (staged_common.cuh): same arguments, results and aliasing as
 // add_rmsnorm_fwd. Launch as rmsnorm_fwd_staged, with STAGES * 2 * ITEMS * TPR * 16 bytes of
-// dynamic shared memory (x and r are both staged). OFF_GRID: as rmsnorm_fwd_staged's.
-template <typename T, int ITEMS, bool ROUND_SUM, int STAGES, bool OFF_GRID = false>
+// dynamic shared memory (x and r are both staged).
+template <typename T, int ITEMS, bool ROUND_SUM, int STAGES>
 __global__ void __launch_bounds__(1024)
     add_rmsnorm_fwd_staged(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
                            int d, int x_stride, int r_stride, int h_stride, int y_stride,
@@ -164,43 +164,36 @@ __global__ void __launch_bounds__(1024)
     const void* ptrs[4] = {p.x, p.r, p.h, p.y};
     return norm::row_access<T>(ptrs, 4);
   };
-  auto edge_of = [&](long long row) {
-    return OFF_GRID ? norm::edge_reads(row, rows, d, kVec) : norm::EdgeReads{};
-  };
   auto stage_row_copies = [&](long long row, int st) {
     const Rows p = rows_of(row);
     const T* const src[2] = {p.x, p.r};
-    norm::stage_row<T, ITEMS, 2, OFF_GRID>(layout, st, src, access_of(p), d, edge_of(row));
+    norm::stage_row<T, ITEMS, 2>(layout, st, src, access_of(p), d);
   };
   int parity = 0;
   norm::walk_staged_rows<STAGES>(rows, stage_row_copies, [&](long long row, int st) {
     const Rows p = rows_of(row);
     const norm::RowAccess access = access_of(p);
-    const norm::EdgeReads edge = edge_of(row);
     norm::trap_unless_one_tile<T, ITEMS>(d, access.phase);
-    const norm::WeightReads<T, OFF_GRID> w_reads(w, access);
+    const bool w_vec = norm::weight_vec_ok(w, access);
     float sum[1] = {0.f};
     uint4 ws[ITEMS];
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);
-      const uint4 xs = norm::staged_chunk<T, ITEMS, 2, OFF_GRID>(layout, st, 0, i, p.x, c0, d,
-                                                                 access.vec, edge);
-      const uint4 rs = norm::staged_chunk<T, ITEMS, 2, OFF_GRID>(layout, st, 1, i, p.r, c0, d,
-                                                                 access.vec, edge);
+      const uint4 xs = norm::staged_chunk<T, ITEMS, 2>(layout, st, 0, i, p.x, c0, d, access.vec);
+      const uint4 rs = norm::staged_chunk<T, ITEMS, 2>(layout, st, 1, i, p.r, c0, d, access.vec);
       // The row's unstaged ends go to their slots too: h (which may be r) is written below, and
       // the second pass must read the inputs as they were.
-      if (!norm::chunk_staged<T, OFF_GRID>(c0, d, access.vec, edge)) {
+      if (!norm::chunk_inside<T>(c0, d, access.vec)) {
         *layout.slot(st, 0, i) = xs;
         *layout.slot(st, 1, i) = rs;
       }
       float sv[kVec];
       norm::chunk_sum<T, ROUND_SUM>(xs, rs, sv);
-      if constexpr (OFF_GRID) norm::drop_outside(c0, d, sv);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) sum[0] = fmaf(sv[e], sv[e], sum[0]);
       norm::store_chunk(p.h, c0, d, access.vec, sv);  // overlaps the reduction
-      if (w != nullptr) ws[i] = w_reads.chunk(w, c0, d, false);
+      if (w != nullptr) ws[i] = norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, d, w_vec);
     }
     const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, true);
 #pragma unroll

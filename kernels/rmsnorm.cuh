@@ -190,9 +190,7 @@ __global__ void __launch_bounds__(1024)
 // any grid (each block walks rows blockIdx.x, + gridDim.x, ...; best about as many blocks as are
 // resident), and STAGES * ITEMS * TPR * 16 bytes of dynamic shared memory. A launch that breaks
 // the block or tile condition traps rather than leave columns unwritten.
-// OFF_GRID: rows may sit off the 16-byte grid (as rmsnorm_fwd's): a row's edge chunks are staged
-// whole and the weight read skewed, where without it both are gathered element by element.
-template <typename T, int ITEMS, int STAGES, bool OFF_GRID = false>
+template <typename T, int ITEMS, int STAGES>
 __global__ void __launch_bounds__(1024)
     rmsnorm_fwd_staged(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                        int y_stride, float eps, float w_offset) {
@@ -208,38 +206,32 @@ __global__ void __launch_bounds__(1024)
     const void* ptrs[2] = {x_row(row), y_row(row)};
     return norm::row_access<T>(ptrs, 2);
   };
-  auto edge_of = [&](long long row) {
-    return OFF_GRID ? norm::edge_reads(row, rows, d, kVec) : norm::EdgeReads{};
-  };
   auto stage_row_copies = [&](long long row, int st) {
     const T* const src[1] = {x_row(row)};
-    norm::stage_row<T, ITEMS, 1, OFF_GRID>(layout, st, src, access_of(row), d, edge_of(row));
+    norm::stage_row<T, ITEMS, 1>(layout, st, src, access_of(row), d);
   };
   int parity = 0;
   norm::walk_staged_rows<STAGES>(rows, stage_row_copies, [&](long long row, int st) {
     const T* xr = x_row(row);
     T* yr = y_row(row);
     const norm::RowAccess access = access_of(row);
-    const norm::EdgeReads edge = edge_of(row);
     norm::trap_unless_one_tile<T, ITEMS>(d, access.phase);
-    const norm::WeightReads<T, OFF_GRID> w_reads(w, access);
+    const bool w_vec = norm::weight_vec_ok(w, access);
     float sum[1] = {0.f};
     uint4 ws[ITEMS];
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       const int c0 = norm::chunk_column<T, ITEMS>(0, i, access.phase);
-      const uint4 raw =
-          norm::staged_chunk<T, ITEMS, 1, OFF_GRID>(layout, st, 0, i, xr, c0, d, access.vec, edge);
+      const uint4 raw = norm::staged_chunk<T, ITEMS, 1>(layout, st, 0, i, xr, c0, d, access.vec);
       // Unstaged chunks (the row's ends) go to their slot too: the second pass reads only shared
       // memory, never the row again (y may be x).
-      if (!norm::chunk_staged<T, OFF_GRID>(c0, d, access.vec, edge)) *layout.slot(st, 0, i) = raw;
+      if (!norm::chunk_inside<T>(c0, d, access.vec)) *layout.slot(st, 0, i) = raw;
       float f[kVec];
       E::unpack(raw, f);
-      if constexpr (OFF_GRID) norm::drop_outside(c0, d, f);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) sum[0] = fmaf(f[e], f[e], sum[0]);
       // The weight's loads are issued before the reduction and land during it.
-      if (w != nullptr) ws[i] = w_reads.chunk(w, c0, d, false);
+      if (w != nullptr) ws[i] = norm::load_chunk_packed<T, norm::Load::ReadOnly>(w, c0, d, w_vec);
     }
     const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, true);
 #pragma unroll

@@ -11,11 +11,8 @@
 // refilled only after the same thread has read it: no barrier guards the stages.
 // A row is staged only when its pointers allow 16-byte accesses (RowAccess::vec), and only its
 // chunks that lie wholly inside [0, d); the others are gathered from global memory when used.
-// EDGES_WHOLE builds (rows off the 16-byte grid) also stage a row's two edge chunks whole where
-// EdgeReads allows it (row_reads.cuh): the elements of other rows they bring are dropped at use.
 #pragma once
 #include "norm_common.cuh"
-#include "row_reads.cuh"
 
 namespace ladder {
 namespace norm {
@@ -93,28 +90,16 @@ struct StagedWeight {
   __device__ __forceinline__ uint4 chunk(int c0) const { return chunks[c0 / kVec]; }
 };
 
-// Whether the chunk at c0 of a row is staged: wholly inside the row on the vector path, or with
-// EDGES_WHOLE one of its edge chunks that `edge` lets be read whole.
-template <typename T, bool EDGES_WHOLE>
-__device__ __forceinline__ bool chunk_staged(int c0, int cols, bool vec, const EdgeReads& edge) {
-  if (chunk_inside<T>(c0, cols, vec)) return true;
-  if constexpr (EDGES_WHOLE) {
-    return vec && c0 < cols && c0 + Elem<T>::kVec > 0 && (c0 < 0 ? edge.head : edge.tail);
-  } else {
-    return false;
-  }
-}
-
 // Starts the copies of this thread's chunks of one row and commits them as one group (rows past
 // the last commit an empty group instead: see walk_staged_rows).
-template <typename T, int ITEMS, int K, bool EDGES_WHOLE = false>
+template <typename T, int ITEMS, int K>
 __device__ __forceinline__ void stage_row(const StageLayout<ITEMS, K>& layout, int stage,
                                           const T* const (&rows)[K], const RowAccess& access,
-                                          int cols, const EdgeReads& edge = EdgeReads{}) {
+                                          int cols) {
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const int c0 = chunk_column<T, ITEMS>(0, i, access.phase);
-    if (!chunk_staged<T, EDGES_WHOLE>(c0, cols, access.vec, edge)) continue;
+    if (!chunk_inside<T>(c0, cols, access.vec)) continue;
 #pragma unroll
     for (int k = 0; k < K; ++k) cp_async16(layout.slot(stage, k, i), rows[k] + c0);
   }
@@ -122,13 +107,12 @@ __device__ __forceinline__ void stage_row(const StageLayout<ITEMS, K>& layout, i
 }
 
 // Chunk i of tensor k of a staged row: from shared memory when it was staged, else gathered
-// (its ends, or a row off the vector path); zero outside the row. An edge chunk staged whole
-// still holds other rows' elements (drop_outside).
-template <typename T, int ITEMS, int K, bool EDGES_WHOLE = false>
+// (its ends, or a row off the vector path); zero outside the row.
+template <typename T, int ITEMS, int K>
 __device__ __forceinline__ uint4 staged_chunk(const StageLayout<ITEMS, K>& layout, int stage,
                                               int k, int i, const T* row, int c0, int cols,
-                                              bool vec, const EdgeReads& edge = EdgeReads{}) {
-  if (chunk_staged<T, EDGES_WHOLE>(c0, cols, vec, edge)) return *layout.slot(stage, k, i);
+                                              bool vec) {
+  if (chunk_inside<T>(c0, cols, vec)) return *layout.slot(stage, k, i);
   if (c0 >= cols || c0 + Elem<T>::kVec <= 0) return make_uint4(0u, 0u, 0u, 0u);
   return gather_chunk<T, false>(row, c0, cols);
 }

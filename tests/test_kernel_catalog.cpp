@@ -270,7 +270,15 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::add_rmsnorm_fwd_loop<float, 1024, false>",
                            "ladder::layernorm_fwd_bulk<__nv_bfloat16, 2, 1024>",
                            "ladder::layernorm_fwd_bulk<__half, 4, 32>",
-                           "ladder::layernorm_fwd_bulk<float, 1, 512>"}) {
+                           "ladder::layernorm_fwd_bulk<float, 1, 512>",
+                           // OFF_GRID builds, which rows on the grid (the compile shapes) never
+                           // plan by themselves: auto's at d = 2049, and the wide ones.
+                           "ladder::rmsnorm_fwd<__nv_bfloat16, 3, 1024, false, true>",
+                           "ladder::add_rmsnorm_fwd<float, 2, false, 1024, false, true>",
+                           "ladder::layernorm_fwd<__half, 3, 1024, true>",
+                           "ladder::rmsnorm_fwd<__nv_bfloat16, 8, 256, true, true>",
+                           "ladder::add_rmsnorm_fwd<__half, 8, true, 512, true, true>",
+                           "ladder::layernorm_fwd<float, 8, 256, true>"}) {
     INFO(must);
     CHECK(entries.count(must) == 1);
   }

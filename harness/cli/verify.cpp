@@ -24,10 +24,7 @@ using Variant = std::map<std::string, std::string>;
 // The grid: rows x hidden sizes, for the default variant of every op and dtype.
 const std::vector<std::int64_t> kRows{1, 7, 83, 257, 4096};
 const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125, 8192, 16384};
-// staged: the cp.async-staged schedule; blocks=N pins a small grid so each block walks many rows
-// (blocks=1: consecutive rows, whose edge chunks the OFF_GRID build stages from one 16 bytes,
-// in place); rows off the 16-byte grid (the small shapes' odd d, odd strides) take OFF_GRID,
-// off_grid=0 the build that gathers their edges and weight.
+// staged: the cp.async-staged schedule; blocks=N pins a small grid so each block walks many rows.
 // rows2/rows4: several rows a thread; odd strides put a group's rows on different chunk grids.
 // wide: eight chunks a thread under a lower launch bound; the small shapes' 32768 and 65536 make
 // it stream, and the tiny ones put many rows in a block. 16-bit rows of 16383 (rmsnorm) and
@@ -61,8 +58,6 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "staged"}, {"stages", "2"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "staged"}, {"strided", "odd"}}, {{"schedule", "staged"}, {"items", "1"}},
             {{"schedule", "staged"}, {"blocks", "3"}}, {{"schedule", "staged"}, {"blocks", "7"}, {"stages", "2"}},
-            {{"schedule", "staged"}, {"blocks", "1"}, {"inplace", "y_x"}, {"items", "2"}},
-            {{"schedule", "staged"}, {"off_grid", "0"}, {"weight", "gemma"}},
             {{"schedule", "rows2"}}, {{"schedule", "rows4"}},
             {{"schedule", "rows2"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "rows2"}, {"strided", "odd"}}, {{"schedule", "rows2"}, {"weight", "none"}},
@@ -98,8 +93,6 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "staged"}, {"strided", "odd"}}, {{"schedule", "staged"}, {"weight", "none"}, {"items", "1"}},
             {{"schedule", "staged"}, {"blocks", "3"}, {"inplace", "both"}},
             {{"schedule", "staged"}, {"blocks", "7"}, {"stages", "2"}, {"strided", "odd"}},
-            {{"schedule", "staged"}, {"blocks", "1"}, {"inplace", "both"}, {"items", "2"}},
-            {{"schedule", "staged"}, {"off_grid", "0"}, {"convention", "B"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "wide"}, {"strided", "odd"}, {"weight", "gemma"}},
             {{"schedule", "wide"}, {"strided", "1"}}, {{"schedule", "wide"}, {"stage_weight", "0"}},

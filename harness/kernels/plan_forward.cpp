@@ -45,12 +45,7 @@ std::string register_args(int wide_bound, const RowGeometry& g, bool takes_stage
   return args + ", true";
 }
 
-// The staged kernels' trailing template arguments: STAGES, then OFF_GRID where it is taken.
-std::string staged_args(const StagedPlan& staged, bool off_grid) {
-  return ", " + std::to_string(staged.stages) + (off_grid ? ", true" : "");
-}
-
-// OFF_GRID of the register and staged kernels (rmsnorm.cuh, layernorm.cuh): by default where row strides
+// OFF_GRID of the register kernels (rmsnorm.cuh, layernorm.cuh): by default where row strides
 // put rows off the 16-byte grid; off_grid=0|1 forces it (both are correct for any rows).
 bool read_off_grid(VariantReader& v, bool misaligned) {
   const std::string off_grid = v.get("off_grid", "auto", {"auto", "0", "1"});
@@ -202,7 +197,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
             : block_row           ? entry("rmsnorm_fwd_row", ref.dtype, g.items,
                                           ", " + std::to_string(g.threads_per_row))
             : staged.staged       ? entry("rmsnorm_fwd_staged", ref.dtype, g.items,
-                                          staged_args(staged, off_grid))
+                                          ", " + std::to_string(staged.stages))
             : rows_per_thread > 1 ? entry("rmsnorm_fwd_rows", ref.dtype, g.items,
                                           ", " + std::to_string(rows_per_thread))
                                   : entry("rmsnorm_fwd", ref.dtype, g.items,
@@ -306,7 +301,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
             : block_row   ? entry("add_rmsnorm_fwd_row", ref.dtype, g.items,
                                   round_arg + ", " + std::to_string(g.threads_per_row))
             : staged.staged ? entry("add_rmsnorm_fwd_staged", ref.dtype, g.items,
-                                    round_arg + staged_args(staged, off_grid))
+                                    round_arg + ", " + std::to_string(staged.stages))
                             : entry("add_rmsnorm_fwd", ref.dtype, g.items,
                                     round_arg + register_args(wide, g, true, off_grid));
   L.buffers.push_back(io_input("x", y_over_x, ref.dtype, s, strides["x"]));
