@@ -31,6 +31,10 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // 32765 or 32768 (add_rmsnorm) fill the bound in one tile, so the weight is staged in shared
 // memory: strided=1 keeps such rows on the grid with a partial last chunk, stage_weight=0 takes
 // the shared memory away (the kernel reads the weight from global memory).
+// phase: rows of one phase a block (16-bit rows off the grid: the small shapes' odd d, odd
+// strides), phase_grid=8 making eight blocks walk every row, in place, one chunk a thread, and
+// rows on the grid; rows too wide for one tile (the small shapes' widest) take the register
+// kernel.
 // warp: a row in one warp at up to 12 chunks a thread; rows wider than that, and warp_items=6,
 // stream; odd strides put the rows off the 16-byte grid (OFF_GRID).
 // packed: spans of packed rows as one flat array; span_rows=8 makes many small spans and a short
@@ -65,6 +69,9 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "wide"}, {"strided", "odd"}, {"weight", "none"}},
             {{"schedule", "wide"}, {"strided", "1"}}, {{"schedule", "wide"}, {"stage_weight", "0"}},
+            {{"schedule", "phase"}}, {{"schedule", "phase"}, {"strided", "odd"}, {"weight", "gemma"}},
+            {{"schedule", "phase"}, {"phase_grid", "8"}, {"inplace", "y_x"}},
+            {{"schedule", "phase"}, {"items", "1"}, {"weight", "none"}, {"strided", "1"}},
             {{"schedule", "warp"}}, {{"schedule", "warp"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "warp"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
             {{"schedule", "warp"}, {"warp_items", "6"}, {"strided", "odd"}},
@@ -96,6 +103,9 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "wide"}, {"strided", "odd"}, {"weight", "gemma"}},
             {{"schedule", "wide"}, {"strided", "1"}}, {{"schedule", "wide"}, {"stage_weight", "0"}},
+            {{"schedule", "phase"}}, {{"schedule", "phase"}, {"strided", "odd"}, {"convention", "B"}},
+            {{"schedule", "phase"}, {"phase_grid", "8"}, {"inplace", "both"}, {"weight", "gemma"}},
+            {{"schedule", "phase"}, {"items", "1"}, {"weight", "none"}, {"inplace", "h_r"}},
             {{"schedule", "warp"}}, {{"schedule", "warp"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "warp"}, {"strided", "odd"}, {"weight", "gemma"}, {"inplace", "h_r"}},
             {{"schedule", "warp"}, {"warp_items", "6"}, {"strided", "odd"}, {"convention", "B"}},
@@ -121,6 +131,9 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"inplace", "y_x"}}, {{"strided", "odd"}}, {{"strided", "1"}},
             {{"schedule", "wide"}}, {{"schedule", "wide"}, {"inplace", "y_x"}, {"strided", "odd"}},
             {{"schedule", "wide"}, {"affine", "0"}},
+            {{"schedule", "phase"}}, {{"schedule", "phase"}, {"strided", "odd"}, {"affine", "gamma"}},
+            {{"schedule", "phase"}, {"phase_grid", "8"}, {"inplace", "y_x"}, {"affine", "beta"}},
+            {{"schedule", "phase"}, {"items", "1"}, {"affine", "0"}, {"strided", "1"}},
             {{"schedule", "warp"}}, {{"schedule", "warp"}, {"inplace", "y_x"}, {"strided", "odd"}},
             {{"schedule", "warp"}, {"affine", "beta"}, {"strided", "odd"}},
             {{"schedule", "warp"}, {"warp_items", "6"}, {"strided", "odd"}, {"affine", "gamma"}},

@@ -34,12 +34,12 @@ const std::vector<OpEntry>& table() {
   static const std::vector<OpEntry> t = [] {
     return std::vector<OpEntry>{
         {"rmsnorm", detail::plan_rmsnorm,
-         {{"schedule", {"regs", "staged", "rows2", "rows4", "wide", "warp", "packed", "decode", "row", "loop"}}, {"stages", {"2", "3"}}},
+         {{"schedule", {"regs", "staged", "rows2", "rows4", "wide", "warp", "packed", "decode", "row", "loop", "phase"}}, {"stages", {"2", "3"}}},
          detail::rmsnorm_row_limits()},
         {"add_rmsnorm", detail::plan_add_rmsnorm,
-         {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged", "wide", "warp", "packed", "decode", "row", "loop"}}, {"stages", {"2", "3"}}},
+         {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged", "wide", "warp", "packed", "decode", "row", "loop", "phase"}}, {"stages", {"2", "3"}}},
          detail::add_rmsnorm_row_limits()},
-        {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide", "warp", "packed", "row", "loop", "bulk"}}}, detail::layernorm_row_limits()},
+        {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide", "warp", "packed", "row", "loop", "bulk", "phase"}}}, detail::layernorm_row_limits()},
         {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}, {"schedule", {"regs", "bulk"}}}, detail::backward_row_limits()},
         {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {{"shift", {"0", "1"}}, {"schedule", {"regs", "bulk"}}}, detail::backward_row_limits()},
         {"layernorm_bwd", detail::plan_layernorm_bwd, {{"shift", {"0", "1"}}, {"stats", {"saved", "recompute"}}, {"schedule", {"regs", "bulk"}}},

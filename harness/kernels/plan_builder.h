@@ -258,6 +258,20 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem_size,
                    const Shape& s, bool misaligned, bool other_schedule,
                    const DeviceLimits& device, RowGeometry& g);
+// schedule=phase (kernels/phase_rows.cuh) for rmsnorm, add_rmsnorm and layernorm: rows off the
+// 16-byte grid, each block walking only the rows that share one phase, one tile a row at ITEMS
+// (g's, or items=N) over the whole warps that cover the row at any phase; `weights` weight
+// tensors staged once a block in shared memory. A grid of about the resident blocks, a multiple
+// of VEC (phase_grid=8 for tests: eight blocks walking every row). Rows no such tile covers
+// take the register kernel. Asked for only by schedule=phase (not auto). Rewrites g.
+struct PhasePlan {
+  bool phase = false;
+  std::uint32_t shared_bytes = 0;
+};
+PhasePlan read_phase(VariantReader& v, const std::string& op,
+                     const std::vector<std::string>& schedules, std::size_t elem_size,
+                     const Shape& s, int forced_items, int weights, bool other_schedule,
+                     const DeviceLimits& device, RowGeometry& g);
 // The bulk_items, bulk_threads, bulk_stages and bulk_grid keys of a bulk-copy plan (read_bulk,
 // read_backward_bulk), each "auto" or its value; any but auto is an error unless `bulk` (the
 // variant asked for schedule=bulk).

@@ -175,7 +175,11 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const LoopPlan loop = read_loop(v, op, kRmsnormSchedules, elem, s,
                                   staged.staged || rows_per_thread > 1 || packed.packed || decode || block_row,
                                   streamed, device, g);
-  if (block_row || loop.loop) wide = 0;
+  const PhasePlan phase = read_phase(v, op, kRmsnormSchedules, elem, s, forced, weight != "none" ? 1 : 0,
+                                     staged.staged || rows_per_thread > 1 || packed.packed || decode ||
+                                         block_row || loop.loop,
+                                     device, g);
+  if (block_row || loop.loop || phase.phase) wide = 0;
   const int row_grid = read_row_grid(v, op, kRmsnormSchedules, block_row, false);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
@@ -189,8 +193,10 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                          : decode      ? "decode_norm.cuh"
                          : block_row   ? "block_row.cuh"
                          : loop.loop   ? "rmsnorm_loop.cuh"
+                         : phase.phase ? "phase_rows.cuh"
                                        : "rmsnorm.cuh");
   L.entry = packed.packed         ? packed_entry("rmsnorm_fwd_packed", ref.dtype, packed)
+            : phase.phase         ? entry("rmsnorm_fwd_phase", ref.dtype, g.items, "")
             : decode              ? "ladder::rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + ">"
             : loop.loop           ? "ladder::rmsnorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +
                                         std::to_string(loop.threads) + ">"
@@ -218,9 +224,10 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, block_row ? row_shared
-                               : register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
-                                                              weight != "none", stage_weight));
+  set_geometry(L, g, block_row     ? row_shared
+                     : phase.phase ? phase.shared_bytes
+                                   : register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
+                                                                  weight != "none", stage_weight));
   L.oracle = "kernel.rmsnorm";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   return {L};
@@ -276,7 +283,10 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const LoopPlan loop = read_loop(v, op, kStagedSchedules, elem, s,
                                   staged.staged || packed.packed || decode || block_row, streamed,
                                   device, g);
-  if (block_row || loop.loop) wide = 0;
+  const PhasePlan phase = read_phase(v, op, kStagedSchedules, elem, s, forced, weight != "none" ? 1 : 0,
+                                     staged.staged || packed.packed || decode || block_row || loop.loop,
+                                     device, g);
+  if (block_row || loop.loop || phase.phase) wide = 0;
   const int row_grid = read_row_grid(v, op, kStagedSchedules, block_row, false);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
@@ -290,11 +300,13 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
                          : decode        ? "decode_norm.cuh"
                          : block_row     ? "block_row.cuh"
                          : loop.loop     ? "add_rmsnorm_loop.cuh"
+                         : phase.phase   ? "phase_rows.cuh"
                                          : "add_rmsnorm.cuh");
   // f32 has nothing to round, so convention B is the same code as A: one instantiation.
   const bool round_sum = convention == "B" && ref.dtype != DType::F32;
   const std::string round_arg = round_sum ? ", true" : ", false";
   L.entry = packed.packed ? packed_entry("add_rmsnorm_fwd_packed", ref.dtype, packed, round_arg)
+            : phase.phase ? entry("add_rmsnorm_fwd_phase", ref.dtype, g.items, round_arg)
             : decode      ? "ladder::add_rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + round_arg + ">"
             : loop.loop   ? "ladder::add_rmsnorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +
                                 std::to_string(loop.threads) + round_arg + ">"
@@ -326,9 +338,10 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, block_row ? row_shared
-                               : register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
-                                                              weight != "none", stage_weight));
+  set_geometry(L, g, block_row     ? row_shared
+                     : phase.phase ? phase.shared_bytes
+                                   : register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
+                                                                  weight != "none", stage_weight));
   L.oracle = "kernel.add_rmsnorm";
   L.scalars = {{"eps", eps},
                {"weight_mode", weight_mode_code(weight)},
@@ -376,7 +389,10 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                                   streamed, device, g);
   const BulkPlan bulk = read_bulk(v, op, kLayernormSchedules, elem, s, misaligned,
                                   packed.packed || block_row || loop.loop, device, g);
-  if (block_row || loop.loop || bulk.bulk) wide = 0;
+  const PhasePlan phase = read_phase(v, op, kLayernormSchedules, elem, s, forced,
+                                     (with_gamma ? 1 : 0) + (with_beta ? 1 : 0),
+                                     packed.packed || block_row || loop.loop || bulk.bulk, device, g);
+  if (block_row || loop.loop || bulk.bulk || phase.phase) wide = 0;
   const int row_grid = read_row_grid(v, op, kLayernormSchedules, block_row, layernorm_row_resident(elem, s.d));
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
@@ -389,8 +405,10 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                          : block_row   ? "block_row.cuh"
                          : loop.loop   ? "layernorm_loop.cuh"
                          : bulk.bulk   ? "layernorm_bulk.cuh"
+                         : phase.phase ? "phase_rows.cuh"
                                        : "layernorm.cuh");
   L.entry = packed.packed ? packed_entry("layernorm_fwd_packed", ref.dtype, packed)
+            : phase.phase ? entry("layernorm_fwd_phase", ref.dtype, g.items, "")
             : loop.loop   ? "ladder::layernorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +
                                 std::to_string(loop.threads) + ", " + std::to_string(loop.passes) + ">"
             : bulk.bulk   ? "ladder::layernorm_fwd_bulk<" + dtype_template_name(ref.dtype) + ", " +
@@ -420,7 +438,10 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
             i32(strides["y"]),
             f32(eps)};
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
-  set_geometry(L, g, block_row ? row_shared : bulk.bulk ? bulk.shared_bytes : packed.shared_bytes);
+  set_geometry(L, g, block_row     ? row_shared
+                     : bulk.bulk   ? bulk.shared_bytes
+                     : phase.phase ? phase.shared_bytes
+                                   : packed.shared_bytes);
   L.oracle = "kernel.layernorm";
   L.scalars = {{"eps", eps}};
   return {L};

@@ -48,7 +48,7 @@ bool wide_measured_faster(const std::string& op, std::size_t elem_size, std::int
 
 }  // namespace
 
-const std::vector<std::string> kLayernormSchedules{"auto", "regs", "wide", "warp", "packed", "row", "loop", "bulk"};
+const std::vector<std::string> kLayernormSchedules{"auto", "regs", "wide", "warp", "packed", "row", "loop", "bulk", "phase"};
 const std::vector<int> kWarpItems{6, 9, 12};
 
 namespace {

@@ -1,0 +1,311 @@
+// Rows of one phase a block (schedule=phase): the forward kernels for rows off the 16-byte grid
+// (16-bit d = 2049, odd row strides), one tile a row held in registers.
+//
+// Why: a row of 2049 bf16 elements starts at a different offset within 16 bytes (its phase)
+// than the row before it. The register kernels (OFF_GRID) therefore work out, for every row,
+// which chunks are whole and which straddle an end, and read the weight skewed (five 32-bit
+// loads and four byte permutes a chunk); at one row a block they also set up every block again.
+// Nsight Compute at bf16 16384x2049 (call 168): 35.6 M warp instructions against 18.4 M for
+// rows of 2048, issue 79% busy, 0.64 of the copy ceiling against 0.83.
+// Rows whose strides differ by a whole number of chunks share a phase: with stride s (elements)
+// the phase repeats every P = VEC / gcd(s mod VEC, VEC) rows. Here block b walks only rows
+// r = b mod P (mod P), so every row it takes has the same phase: the weight is read once a
+// block onto that phase's chunk grid (into shared memory, each thread its own slots), and which
+// of a thread's chunks are whole, straddle an end or lie outside the row is decided once.
+// A row's edge chunks are read whole where that stays inside the tensor (norm::edge_reads), the
+// other rows' elements left out. Pointers or strides that do not keep one phase for every
+// tensor take the element-wise path (correct for any rows, not fast).
+#pragma once
+#include "add_rmsnorm.cuh"
+#include "norm_common.cuh"
+#include "row_reads.cuh"
+
+namespace ladder {
+namespace norm {
+
+// The rows a block walks, and the chunk layout they share.
+template <typename T, int ITEMS>
+struct PhaseRows {
+  static constexpr int kVec = Elem<T>::kVec;
+  long long first = 0, step = 1;
+  int phase = 0;
+  bool vec = false;            // every tensor's rows share the phase: 16-byte accesses
+  unsigned in_row = 0;         // bit i: chunk i holds columns of the row
+  unsigned inside = 0;         // bit i: chunk i lies wholly inside the row (and vec)
+  unsigned head = 0, tail = 0; // bit i: chunk i straddles the row's start / end (and vec)
+
+  // The rows with index blockIdx.x mod P (mod P), P the phase period of `stride`. The grid
+  // must be a multiple of VEC (of every possible P); a launch that breaks it traps rather than
+  // leave rows unwritten.
+  __device__ __forceinline__ PhaseRows(int stride) {
+    if (gridDim.x % kVec != 0 || blockDim.y != 1) __trap();
+    const int s = stride % kVec;
+    int period = 1;
+    while ((period * s) % kVec != 0) ++period;
+    first = blockIdx.x % period;
+    step = period;
+    const long long classes = gridDim.x / period;
+    first += static_cast<long long>(blockIdx.x / period) * period;
+    step *= classes;
+  }
+
+  // Sets the layout from the block's first row's pointers (`ptrs`, count of them) and the
+  // tensors' strides (every stride must keep the phases equal from row to row).
+  __device__ __forceinline__ void layout(const void* const* ptrs, const int* strides, int count,
+                                         int d) {
+    const RowAccess a = row_access<T>(ptrs, count);
+    bool same = a.vec;
+    for (int k = 1; k < count; ++k) same = same && (strides[k] - strides[0]) % kVec == 0;
+    vec = same;
+    phase = same ? a.phase : 0;
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c0 = column(i);
+      if (c0 < d && c0 + kVec > 0) in_row |= 1u << i;
+      if (vec && c0 >= 0 && c0 + kVec <= d) inside |= 1u << i;
+      if (vec && d >= kVec && c0 < 0 && c0 + kVec > 0) head |= 1u << i;
+      if (vec && d >= kVec && c0 < d && c0 + kVec > d) tail |= 1u << i;
+    }
+  }
+
+  __device__ __forceinline__ int column(int item) const {
+    return (item * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x)) * kVec - phase;
+  }
+
+  // The chunks of `row` read with one 16-byte load: the inside ones, and its edge chunks where
+  // the 16 bytes stay inside the tensor (rows of at least one chunk: norm::edge_reads).
+  __device__ __forceinline__ unsigned whole(long long row, long long rows) const {
+    return inside | (row > 0 ? head : 0u) | (row + 1 < rows ? tail : 0u);
+  }
+};
+
+// Chunk i of a row: one 16-byte load where `whole` has it, gathered where it only overlaps the
+// row, zero outside.
+template <typename T, int ITEMS>
+__device__ __forceinline__ void load_phase_row(const PhaseRows<T, ITEMS>& pr, const T* row,
+                                               unsigned whole, int d, uint4 (&raw)[ITEMS]) {
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    if (whole & (1u << i)) raw[i] = *reinterpret_cast<const uint4*>(row + pr.column(i));
+  }
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    if (whole & (1u << i)) continue;
+    raw[i] = (pr.in_row & (1u << i)) ? gather_chunk<T, false>(row, pr.column(i), d)
+                                     : make_uint4(0u, 0u, 0u, 0u);
+  }
+}
+
+// The weight's chunks on the block's chunk grid, into this thread's slots of `slots` (zero
+// outside the row): read once a block, skewed where the weight sits off that grid.
+template <typename T, int ITEMS>
+__device__ __forceinline__ void stage_phase_weight(const PhaseRows<T, ITEMS>& pr, const T* w,
+                                                   int d, uint4* slots) {
+  if (w == nullptr) return;
+  const SkewedAccess a = skewed_access<T>(w, pr.phase);
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int c0 = pr.column(i);
+    slots[i * blockDim.x + threadIdx.x] =
+        (pr.in_row & (1u << i)) ? load_chunk_skewed<T, Load::ReadOnly>(w, c0, d, a)
+                                : make_uint4(0u, 0u, 0u, 0u);
+  }
+}
+
+template <typename T, int ITEMS>
+__device__ __forceinline__ uint4 phase_weight(const uint4* slots, int item) {
+  return slots[item * blockDim.x + threadIdx.x];
+}
+
+}  // namespace norm
+
+// RMSNorm forward, rows of one phase a block: arguments, results and aliasing as rmsnorm_fwd.
+// Launch: block (TPR, 1, 1) with TPR * ITEMS * VEC >= d + VEC - 1 (one tile at any phase), a
+// grid that is a multiple of VEC (8 in 16-bit, 4 in fp32; about as many blocks as are resident:
+// each walks many rows), and ITEMS * TPR * 16 bytes of dynamic shared memory (the weight).
+template <typename T, int ITEMS>
+__global__ void __launch_bounds__(1024)
+    rmsnorm_fwd_phase(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
+                      int y_stride, float eps, float w_offset) {
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  __shared__ norm::ReduceScratch<1> scratch;
+  extern __shared__ uint4 weight_slots[];
+  norm::PhaseRows<T, ITEMS> pr(x_stride);
+  norm::trap_unless_one_tile<T, ITEMS>(d, kVec - 1);
+  const long long first = pr.first < rows ? pr.first : 0;
+  const void* ptrs[2] = {x + first * x_stride, y + first * static_cast<long long>(y_stride)};
+  const int strides[2] = {x_stride, y_stride};
+  pr.layout(ptrs, strides, 2, d);
+  norm::stage_phase_weight(pr, w, d, weight_slots);
+  int parity = 0;
+  for (long long row = pr.first; row < rows; row += pr.step) {
+    const T* xr = x + row * static_cast<long long>(x_stride);
+    T* yr = y + row * static_cast<long long>(y_stride);
+    uint4 xs[ITEMS];
+    norm::load_phase_row(pr, xr, pr.whole(row, rows), d, xs);
+    float sum[1] = {0.f};
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      float v[kVec];
+      E::unpack(xs[i], v);
+      if (!(pr.inside & (1u << i))) norm::drop_outside(pr.column(i), d, v);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) sum[0] = fmaf(v[e], v[e], sum[0]);
+    }
+    const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, true);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (!(pr.in_row & (1u << i))) continue;
+      float v[kVec];
+      E::unpack(xs[i], v);
+      norm::scale_by_rms<T>(v, inv_rms, w != nullptr,
+                            w != nullptr ? norm::phase_weight<T, ITEMS>(weight_slots, i) : uint4{},
+                            w_offset);
+      norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
+          yr, pr.column(i), d, pr.vec, v, (pr.inside & (1u << i)) != 0);
+    }
+  }
+}
+
+// add_rmsnorm forward, rows of one phase a block: arguments, results and aliasing as
+// add_rmsnorm_fwd (h may be r, y may be x). Launch as rmsnorm_fwd_phase.
+template <typename T, int ITEMS, bool ROUND_SUM>
+__global__ void __launch_bounds__(1024)
+    add_rmsnorm_fwd_phase(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
+                          int d, int x_stride, int r_stride, int h_stride, int y_stride,
+                          float eps, float w_offset) {
+  constexpr int kVec = norm::Elem<T>::kVec;
+  __shared__ norm::ReduceScratch<1> scratch;
+  extern __shared__ uint4 weight_slots[];
+  norm::PhaseRows<T, ITEMS> pr(x_stride);
+  norm::trap_unless_one_tile<T, ITEMS>(d, kVec - 1);
+  const long long first = pr.first < rows ? pr.first : 0;
+  const void* ptrs[4] = {x + first * x_stride, r + first * r_stride, h + first * h_stride,
+                         y + first * y_stride};
+  const int strides[4] = {x_stride, r_stride, h_stride, y_stride};
+  pr.layout(ptrs, strides, 4, d);
+  norm::stage_phase_weight(pr, w, d, weight_slots);
+  int parity = 0;
+  for (long long row = pr.first; row < rows; row += pr.step) {
+    T* hr = h + row * h_stride;
+    T* yr = y + row * y_stride;
+    const unsigned whole = pr.whole(row, rows);
+    uint4 xs[ITEMS], rs[ITEMS];
+    norm::load_phase_row(pr, x + row * x_stride, whole, d, xs);
+    norm::load_phase_row(pr, r + row * r_stride, whole, d, rs);
+    float sum[1] = {0.f};
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      float sv[kVec];
+      norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
+      if (!(pr.inside & (1u << i))) norm::drop_outside(pr.column(i), d, sv);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) sum[0] = fmaf(sv[e], sv[e], sum[0]);
+      // h goes out now, after every load of the row (h may alias r), overlapping the reduction.
+      if (pr.in_row & (1u << i))
+        norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
+            hr, pr.column(i), d, pr.vec, sv, (pr.inside & (1u << i)) != 0);
+    }
+    const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, true);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (!(pr.in_row & (1u << i))) continue;
+      float sv[kVec];
+      norm::chunk_sum<T, ROUND_SUM>(xs[i], rs[i], sv);
+      norm::scale_by_rms<T>(sv, inv_rms, w != nullptr,
+                            w != nullptr ? norm::phase_weight<T, ITEMS>(weight_slots, i) : uint4{},
+                            w_offset);
+      norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
+          yr, pr.column(i), d, pr.vec, sv, (pr.inside & (1u << i)) != 0);
+    }
+  }
+}
+
+// LayerNorm forward, rows of one phase a block: arguments, results and aliasing as layernorm_fwd
+// (two-pass variance from the row in registers). Launch as rmsnorm_fwd_phase, with
+// 2 * ITEMS * TPR * 16 bytes of dynamic shared memory (gamma, then beta).
+template <typename T, int ITEMS>
+__global__ void __launch_bounds__(1024)
+    layernorm_fwd_phase(T* y, const T* x, const T* gamma, const T* beta, float* mean,
+                        float* rstd, int rows, int d, int x_stride, int y_stride, float eps) {
+  using E = norm::Elem<T>;
+  constexpr int kVec = E::kVec;
+  __shared__ norm::ReduceScratch<1> scratch;
+  extern __shared__ uint4 weight_slots[];
+  norm::PhaseRows<T, ITEMS> pr(x_stride);
+  norm::trap_unless_one_tile<T, ITEMS>(d, kVec - 1);
+  const long long first = pr.first < rows ? pr.first : 0;
+  const void* ptrs[2] = {x + first * x_stride, y + first * static_cast<long long>(y_stride)};
+  const int strides[2] = {x_stride, y_stride};
+  pr.layout(ptrs, strides, 2, d);
+  uint4* gamma_slots = weight_slots;
+  uint4* beta_slots = weight_slots + ITEMS * blockDim.x;
+  norm::stage_phase_weight(pr, gamma, d, gamma_slots);
+  norm::stage_phase_weight(pr, beta, d, beta_slots);
+  int parity = 0;
+  for (long long row = pr.first; row < rows; row += pr.step) {
+    const T* xr = x + row * static_cast<long long>(x_stride);
+    T* yr = y + row * static_cast<long long>(y_stride);
+    uint4 xs[ITEMS];
+    norm::load_phase_row(pr, xr, pr.whole(row, rows), d, xs);
+    float acc[1] = {0.f};
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      float v[kVec];
+      E::unpack(xs[i], v);
+      if (!(pr.inside & (1u << i))) norm::drop_outside(pr.column(i), d, v);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) acc[0] += v[e];
+    }
+    norm::row_group_sum<true>(acc, scratch, parity);
+    const float mu = norm::mean_of(acc[0], d);
+    acc[0] = 0.f;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c0 = pr.column(i);
+      float v[kVec];
+      E::unpack(xs[i], v);
+      if (pr.inside & (1u << i)) {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) acc[0] = fmaf(v[e] - mu, v[e] - mu, acc[0]);
+      } else {
+        // Columns outside the row hold 0 or another row's values, not the mean: left out.
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) {
+          const float dev = (c0 + e >= 0 && c0 + e < d) ? v[e] - mu : 0.f;
+          acc[0] = fmaf(dev, dev, acc[0]);
+        }
+      }
+    }
+    norm::row_group_sum<true>(acc, scratch, parity);
+    const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
+    if (threadIdx.x == 0) {
+      if (mean != nullptr) mean[row] = mu;
+      if (rstd != nullptr) rstd[row] = inv_std;
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (!(pr.in_row & (1u << i))) continue;
+      float v[kVec];
+      E::unpack(xs[i], v);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) v[e] = (v[e] - mu) * inv_std;
+      if (gamma != nullptr) {
+        float g[kVec];
+        E::unpack(norm::phase_weight<T, ITEMS>(gamma_slots, i), g);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) v[e] *= g[e];
+      }
+      if (beta != nullptr) {
+        float b[kVec];
+        E::unpack(norm::phase_weight<T, ITEMS>(beta_slots, i), b);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) v[e] += b[e];
+      }
+      norm::store_chunk<T, true, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
+          yr, pr.column(i), d, pr.vec, v, (pr.inside & (1u << i)) != 0);
+    }
+  }
+}
+
+}  // namespace ladder
