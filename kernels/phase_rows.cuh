@@ -223,7 +223,8 @@ __global__ void __launch_bounds__(1024)
 
 // LayerNorm forward, rows of one phase a block: arguments, results and aliasing as layernorm_fwd
 // (two-pass variance from the row in registers). Launch as rmsnorm_fwd_phase, with
-// 2 * ITEMS * TPR * 16 bytes of dynamic shared memory (gamma, then beta).
+// ITEMS * TPR * 16 bytes of dynamic shared memory for each of gamma and beta given (gamma's
+// slots first).
 template <typename T, int ITEMS>
 __global__ void __launch_bounds__(1024)
     layernorm_fwd_phase(T* y, const T* x, const T* gamma, const T* beta, float* mean,
@@ -238,8 +239,9 @@ __global__ void __launch_bounds__(1024)
   const void* ptrs[2] = {x + first * x_stride, y + first * static_cast<long long>(y_stride)};
   const int strides[2] = {x_stride, y_stride};
   pr.layout(ptrs, strides, 2, d);
+  // gamma's slots first, then beta's (beta alone takes the first).
   uint4* gamma_slots = weight_slots;
-  uint4* beta_slots = weight_slots + ITEMS * blockDim.x;
+  uint4* beta_slots = weight_slots + (gamma != nullptr ? ITEMS * blockDim.x : 0);
   norm::stage_phase_weight(pr, gamma, d, gamma_slots);
   norm::stage_phase_weight(pr, beta, d, beta_slots);
   int parity = 0;

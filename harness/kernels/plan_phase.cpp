@@ -26,9 +26,13 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
   if (items == 0) return plan;
   const std::int64_t threads = whole_warp_threads(chunks, items);
   if (threads > 1024) return plan;
+  // The weights' slots must fit a block's shared memory (the device's opt-in maximum less the
+  // kernel's static shared memory): LayerNorm fp32 rows of 32765 at ITEMS 8 need 256 KiB.
+  const std::int64_t bytes = std::int64_t{std::max(weights, 1)} * items * threads * kChunkBytes;
+  if (bytes > device.shared_per_block_optin - kStaticSharedReserve) return plan;
   const int vec = kChunkBytes / static_cast<int>(elem_size);
   plan.phase = true;
-  plan.shared_bytes = static_cast<std::uint32_t>(std::max(weights, 1) * items * threads * kChunkBytes);
+  plan.shared_bytes = static_cast<std::uint32_t>(bytes);
   g.items = items;
   g.threads_per_row = static_cast<int>(threads);
   g.rows_per_block = 1;
