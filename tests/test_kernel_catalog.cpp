@@ -113,10 +113,7 @@ TEST_CASE("rows a block: two where a 16-bit LayerNorm or RMSNorm row on the 16-b
                         // Narrower 16-bit rows, fp32 rows and add_rmsnorm: eight warps' worth.
                         Want{"layernorm", DType::BF16, 256, "ladder::layernorm_fwd<__nv_bfloat16, 4>", 32},
                         Want{"layernorm", DType::F32, 512, "ladder::layernorm_fwd<float, 4>", 8},
-                        Want{"add_rmsnorm", DType::BF16, 512, "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>", 8},
-                        // Rows off the 16-byte grid (the OFF_GRID builds) keep eight too.
-                        Want{"layernorm", DType::BF16, 769, "ladder::layernorm_fwd<__nv_bfloat16, 4, 1024, true>", 8},
-                        Want{"rmsnorm", DType::BF16, 769, "ladder::rmsnorm_fwd<__nv_bfloat16, 4, 1024, false, true>", 8}}) {
+                        Want{"add_rmsnorm", DType::BF16, 512, "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>", 8}}) {
     const auto L = plan_checked({w.op, w.dt, {}}, {{"rows", 65536}, {"d", w.d}}).front();
     INFO(w.op << " " << ladder::label(w.dt) << " d=" << w.d << " " << L.entry << " block " << L.block[0]
               << "x" << L.block[1]);
@@ -124,6 +121,15 @@ TEST_CASE("rows a block: two where a 16-bit LayerNorm or RMSNorm row on the 16-b
     CHECK(L.block[1] == w.rpb);
     CHECK(std::int64_t{L.grid[0]} * L.block[1] >= 65536);
   }
+  // Rows off the 16-byte grid in the OFF_GRID register builds keep eight too (schedule=regs: at
+  // these rows auto takes schedule=phase).
+  const Case off{{"rows", 65536}, {"d", 769}};
+  const auto ln = plan_checked({"layernorm", DType::BF16, {{"schedule", "regs"}}}, off).front();
+  CHECK(ln.entry == "ladder::layernorm_fwd<__nv_bfloat16, 4, 1024, true>");
+  CHECK(ln.block[1] == 8);
+  const auto rms = plan_checked({"rmsnorm", DType::BF16, {{"schedule", "regs"}}}, off).front();
+  CHECK(rms.entry == "ladder::rmsnorm_fwd<__nv_bfloat16, 4, 1024, false, true>");
+  CHECK(rms.block[1] == 8);
   // rpb pins it; two rows a thread (rmsnorm's auto at d = 1024) keep their own geometry.
   CHECK(plan_checked({"layernorm", DType::BF16, {{"rpb", "8"}}}, {{"rows", 65536}, {"d", 1024}}).front().block[1] == 8);
   const auto rows2 = plan_checked({"rmsnorm", DType::BF16, {}}, {{"rows", 65536}, {"d", 1024}}).front();

@@ -24,30 +24,33 @@ bool packed(const KernelLaunch& L) { return L.entry.find("_packed<") != std::str
 TEST_CASE("packed schedule: auto takes it only where it measured faster", "[kernels]") {
   ladder::register_builtin_oracles();
   // 16-bit add_rmsnorm rows off the 16-byte grid up to d = 1024, and fp32 layernorm ones up to
-  // 4096 (with the weight alone: SHIFTED_WEIGHT false).
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 769).entry ==
+  // 4096 (with the weight alone: SHIFTED_WEIGHT false), where schedule=phase does not take them
+  // first (16-bit rows from 769, fp32 LayerNorm rows from 1025: plan_phase.cpp).
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 767).entry ==
         "ladder::add_rmsnorm_fwd_packed<__nv_bfloat16, false>");
-  CHECK(entry_of({"add_rmsnorm", DType::F16, {{"convention", "B"}}}, 16384, 769).entry ==
+  CHECK(entry_of({"add_rmsnorm", DType::F16, {{"convention", "B"}}}, 16384, 767).entry ==
         "ladder::add_rmsnorm_fwd_packed<__half, true>");
-  CHECK(entry_of({"layernorm", DType::F32, {}}, 16384, 2049).entry ==
+  CHECK(entry_of({"layernorm", DType::F32, {}}, 16384, 1023).entry ==
         "ladder::layernorm_fwd_packed<float, false>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 769).entry.find("_phase<") != std::string::npos);
+  CHECK(entry_of({"layernorm", DType::F32, {}}, 16384, 2049).entry.find("_phase<") != std::string::npos);
   // Not where it tied or lost: add_rmsnorm rows wider than 1024 (2049: the OFF_GRID register
   // kernel), rmsnorm, 16-bit layernorm, fp32 rmsnorm and add_rmsnorm (staged), rows on the grid.
-  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 8192, 2049).entry ==
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 2048, 2049).entry ==
         "ladder::add_rmsnorm_fwd<__nv_bfloat16, 3, false, 1024, false, true>");
   CHECK(!packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 16384, 1025)));
-  CHECK(packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 16384, 1023)));
+  CHECK(packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 16384, 767)));
   CHECK(!packed(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 2049)));
   CHECK(!packed(entry_of({"rmsnorm", DType::F16, {}}, 16384, 769)));
   CHECK(!packed(entry_of({"layernorm", DType::BF16, {}}, 16384, 2049)));
   CHECK(!packed(entry_of({"rmsnorm", DType::F32, {}}, 16384, 2049)));
   CHECK(entry_of({"add_rmsnorm", DType::F32, {}}, 16384, 2049).entry.find("_staged<") != std::string::npos);
   CHECK(!packed(entry_of({"layernorm", DType::F32, {}}, 4096, 5125)));
-  CHECK(packed(entry_of({"layernorm", DType::F32, {}}, 4096, 4095)));
+  CHECK(packed(entry_of({"layernorm", DType::F32, {}}, 4096, 1023)));
   CHECK(!packed(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4096)));
   // Rows: from 4096.
-  CHECK(!packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 4095, 769)));
-  CHECK(packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 769)));
+  CHECK(!packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 4095, 767)));
+  CHECK(packed(entry_of({"add_rmsnorm", DType::BF16, {}}, 4096, 767)));
   CHECK(packed(entry_of({"layernorm", DType::F32, {}}, 4096, 769)));
   CHECK(!packed(entry_of({"layernorm", DType::F32, {}}, 4095, 769)));
   // Strided rows are not one run of memory; schedule=regs and items= keep the register kernel.

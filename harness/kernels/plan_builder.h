@@ -263,15 +263,23 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
 // (g's, or items=N) over the whole warps that cover the row at any phase; `weights` weight
 // tensors staged once a block in shared memory. A grid of about the resident blocks, a multiple
 // of VEC (phase_grid=8 for tests: eight blocks walking every row). Rows no such tile covers
-// take the register kernel. Asked for only by schedule=phase (not auto). Rewrites g.
+// take the register kernel. ITEMS: items=N, else auto_items (phase_auto's, when > 0), else g's.
+// Rewrites g.
 struct PhasePlan {
   bool phase = false;
   std::uint32_t shared_bytes = 0;
 };
 PhasePlan read_phase(VariantReader& v, const std::string& op,
                      const std::vector<std::string>& schedules, std::size_t elem_size,
-                     const Shape& s, int forced_items, int weights, bool other_schedule,
-                     const DeviceLimits& device, RowGeometry& g);
+                     const Shape& s, int forced_items, int auto_items, int weights,
+                     bool other_schedule, const DeviceLimits& device, RowGeometry& g);
+// Whether auto takes schedule=phase for this call: rows off the 16-byte grid whose strides keep
+// every tensor on one phase (all equal modulo VEC), at least 4096 of them, 16-bit rows of
+// 769-8193 elements or fp32 LayerNorm rows of 1025-5125, with a variant that names only
+// schedule-neutral keys. Where it does, it resolves the reader's schedule=auto to "phase" (every
+// other schedule steps aside) and returns the ITEMS measured fastest there (0: g's); else -1.
+int phase_auto(VariantReader& v, const std::string& op, std::size_t elem_size, const Shape& s,
+               const std::map<std::string, std::int64_t>& strides);
 // The bulk_items, bulk_threads, bulk_stages and bulk_grid keys of a bulk-copy plan (read_bulk,
 // read_backward_bulk), each "auto" or its value; any but auto is an error unless `bulk` (the
 // variant asked for schedule=bulk).

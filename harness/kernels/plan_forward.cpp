@@ -157,7 +157,9 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                              strided, s.d);
   if (in_place) strides["y"] = strides["x"];
   const bool misaligned = strides_misaligned(strides, elem);
-  // Where auto streams the row, every other schedule steps aside.
+  // Where auto takes rows of one phase a block or streams the row, every other schedule steps
+  // aside.
+  const int phase_items = phase_auto(v, op, elem, s, strides);
   const LoopChoice streamed = loop_auto(v, op, ref.dtype, s, misaligned);
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
@@ -175,7 +177,8 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   const LoopPlan loop = read_loop(v, op, kRmsnormSchedules, elem, s,
                                   staged.staged || rows_per_thread > 1 || packed.packed || decode || block_row,
                                   streamed, device, g);
-  const PhasePlan phase = read_phase(v, op, kRmsnormSchedules, elem, s, forced, weight != "none" ? 1 : 0,
+  const PhasePlan phase = read_phase(v, op, kRmsnormSchedules, elem, s, forced, phase_items,
+                                     weight != "none" ? 1 : 0,
                                      staged.staged || rows_per_thread > 1 || packed.packed || decode ||
                                          block_row || loop.loop,
                                      device, g);
@@ -258,7 +261,9 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   if (h_over_r) strides["h"] = strides["r"];
   if (y_over_x) strides["y"] = strides["x"];
   const bool misaligned = strides_misaligned(strides, elem);
-  // Where auto streams the row, every other schedule steps aside.
+  // Where auto takes rows of one phase a block or streams the row, every other schedule steps
+  // aside.
+  const int phase_items = phase_auto(v, op, elem, s, strides);
   const LoopChoice streamed = loop_auto(v, op, ref.dtype, s, misaligned);
   // Rows off the 16-byte grid (d = 2049) run a phase-shifted tile with a spare chunk, and a
   // 16-bit thread with three chunks, despite its small spill, measured fastest there
@@ -283,7 +288,8 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const LoopPlan loop = read_loop(v, op, kStagedSchedules, elem, s,
                                   staged.staged || packed.packed || decode || block_row, streamed,
                                   device, g);
-  const PhasePlan phase = read_phase(v, op, kStagedSchedules, elem, s, forced, weight != "none" ? 1 : 0,
+  const PhasePlan phase = read_phase(v, op, kStagedSchedules, elem, s, forced, phase_items,
+                                     weight != "none" ? 1 : 0,
                                      staged.staged || packed.packed || decode || block_row || loop.loop,
                                      device, g);
   if (block_row || loop.loop || phase.phase) wide = 0;
@@ -373,7 +379,9 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                              strided, s.d);
   if (in_place) strides["y"] = strides["x"];
   const bool misaligned = strides_misaligned(strides, elem);
-  // Where auto copies rows whole or streams them, every other schedule steps aside.
+  // Where auto takes rows of one phase a block, copies rows whole or streams them, every other
+  // schedule steps aside.
+  const int phase_items = phase_auto(v, op, elem, s, strides);
   const bool bulk_taken = bulk_auto(v, op, ref.dtype, s, misaligned, device);
   const LoopChoice streamed = bulk_taken ? LoopChoice{} : loop_auto(v, op, ref.dtype, s, misaligned);
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
@@ -389,7 +397,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                                   streamed, device, g);
   const BulkPlan bulk = read_bulk(v, op, kLayernormSchedules, elem, s, misaligned,
                                   packed.packed || block_row || loop.loop, device, g);
-  const PhasePlan phase = read_phase(v, op, kLayernormSchedules, elem, s, forced,
+  const PhasePlan phase = read_phase(v, op, kLayernormSchedules, elem, s, forced, phase_items,
                                      (with_gamma ? 1 : 0) + (with_beta ? 1 : 0),
                                      packed.packed || block_row || loop.loop || bulk.bulk, device, g);
   if (block_row || loop.loop || bulk.bulk || phase.phase) wide = 0;

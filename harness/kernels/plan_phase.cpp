@@ -2,17 +2,67 @@
 // block walking only rows of one phase, one tile a row in registers, the weights read once a
 // block into shared memory.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "harness/kernels/plan_builder.h"
 
 namespace ladder::kernels::detail {
+namespace {
+
+// Where auto takes it, and at which ITEMS: the fastest of ITEMS 1-4 at each width measured on
+// the H200 (call 171, reports/h200/bench-phase-items-171.txt, bf16, 16384 rows, 8192 from
+// d = 5125; cold), each against the plan auto took before. rmsnorm: 769 ITEMS 4 (23.3 us
+// against 25.0), 1025 ITEMS 2 (34.6 against 36.3, the warp schedule), 1537 ITEMS 4 (41.5
+// against 55.3), 2049 ITEMS 3 (47.5 against 50.2), 3073 ITEMS 4 (67.8 against 117.9), 5125
+// (57.0 against 59.1) and 8193 (87.7 against 93.6) ITEMS 4. add_rmsnorm ITEMS 2 to 3073 (1025:
+// 51.5 against 78.0; 2049: 87.3 against 92.5; 3073: 125.7 against 226.9), ITEMS 3 beyond
+// (5125: 109.4 against 111.1; 8193: 170.9 against 189.4). LayerNorm ITEMS 2 to 1537 (1025: 44.0
+// against 50.3), ITEMS 3 beyond (2049: 56.4 against 75.7; 5125: 68.5 against 87.5; 8193: 121.4
+// against 156.9); fp32 LayerNorm at the register geometry's ITEMS (1025: 52.9 against 73.6; 2049:
+// 122.5 against 130.4; 5125: 126.5 against 149.8).
+constexpr std::int64_t kPhaseAutoMinRows = 4096;
+constexpr std::int64_t kPhaseAutoMinD = 769, kPhaseAutoMaxD = 8193;
+constexpr std::int64_t kPhaseAutoMinDFloat = 1025, kPhaseAutoMaxDFloat = 5125;
+
+// ITEMS auto takes for 16-bit rows of d (-1: not taken; 0: the register geometry's).
+int phase_auto_items(const std::string& op, std::size_t elem_size, std::int64_t d) {
+  if (elem_size == 4)
+    return op == "layernorm" && d >= kPhaseAutoMinDFloat && d <= kPhaseAutoMaxDFloat ? 0 : -1;
+  if (d < kPhaseAutoMinD || d > kPhaseAutoMaxD) return -1;
+  if (op == "add_rmsnorm") return d <= 3073 ? 2 : 3;
+  if (op == "layernorm") return d <= 1537 ? 2 : 3;
+  if (d > 1017 && d <= 1273) return 2;  // rmsnorm
+  if (d > 2041 && d <= 2297) return 3;
+  return 4;
+}
+
+// Whether every row of every tensor keeps one phase with the first's: strides equal modulo VEC.
+bool strides_share_phase(const std::map<std::string, std::int64_t>& strides, std::size_t elem_size) {
+  const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem_size);
+  const std::int64_t first = strides.empty() ? 0 : strides.begin()->second % vec;
+  for (const auto& [name, stride] : strides)
+    if (stride % vec != first) return false;
+  return true;
+}
+
+}  // namespace
+
+int phase_auto(VariantReader& v, const std::string& op, std::size_t elem_size, const Shape& s,
+               const std::map<std::string, std::int64_t>& strides) {
+  if (s.rows < kPhaseAutoMinRows || !strides_misaligned(strides, elem_size) ||
+      !strides_share_phase(strides, elem_size) || !v.names_only(kScheduleNeutralKeys))
+    return -1;
+  const int items = phase_auto_items(op, elem_size, s.d);
+  if (items >= 0) v.resolve_auto("schedule", "phase");
+  return items;
+}
 
 PhasePlan read_phase(VariantReader& v, const std::string& op,
                      const std::vector<std::string>& schedules, std::size_t elem_size,
-                     const Shape& s, int forced_items, int weights, bool other_schedule,
-                     const DeviceLimits& device, RowGeometry& g) {
+                     const Shape& s, int forced_items, int auto_items, int weights,
+                     bool other_schedule, const DeviceLimits& device, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", schedules);
   // A small fixed grid, for tests: eight blocks (one a phase of 16-bit rows) each walk many rows.
   const std::string grid = v.get("phase_grid", "auto", {"auto", "8"});
@@ -22,7 +72,10 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
   // One tile covers the row at any phase; rows wider than a tile of 1024 threads at the allowed
   // ITEMS take the register kernel, as schedule=staged does where it cannot apply.
   const std::int64_t chunks = row_chunks(elem_size, s.d, true);
-  const int items = forced_items != 0 ? forced_items : g.streams ? 0 : g.items;
+  const int items = forced_items != 0 ? forced_items
+                    : auto_items > 0  ? auto_items
+                    : g.streams       ? 0
+                                      : g.items;
   if (items == 0) return plan;
   const std::int64_t threads = whole_warp_threads(chunks, items);
   if (threads > 1024) return plan;
