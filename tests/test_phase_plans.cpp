@@ -20,7 +20,10 @@ TEST_CASE("phase schedule: auto takes 16-bit rows off the grid of 769-8193 at th
   ladder::register_builtin_oracles();
   // The table of plan_phase.cpp, one width each side of every step.
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 769).entry == "ladder::rmsnorm_fwd_phase<__nv_bfloat16, 4>");
-  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 1025).entry == "ladder::rmsnorm_fwd_phase<__nv_bfloat16, 2>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 1017).entry == "ladder::rmsnorm_fwd_phase<__nv_bfloat16, 4>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 1025).entry.find(", 256, false, true>") != std::string::npos);  // warp
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 1275).entry == "ladder::rmsnorm_fwd_phase<__nv_bfloat16, 4>");
+  CHECK(entry_of({"add_rmsnorm", DType::BF16, {}}, 65536, 1025).entry == "ladder::add_rmsnorm_fwd_phase<__nv_bfloat16, 2, false>");
   CHECK(entry_of({"rmsnorm", DType::F16, {}}, 16384, 1537).entry == "ladder::rmsnorm_fwd_phase<__half, 4>");
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 2049).entry == "ladder::rmsnorm_fwd_phase<__nv_bfloat16, 3>");
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 8192, 8193).entry == "ladder::rmsnorm_fwd_phase<__nv_bfloat16, 4>");

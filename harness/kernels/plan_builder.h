@@ -275,7 +275,8 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
                      bool other_schedule, const DeviceLimits& device, RowGeometry& g);
 // Whether auto takes schedule=phase for this call: rows off the 16-byte grid whose strides keep
 // every tensor on one phase (all equal modulo VEC), at least 4096 of them, 16-bit rows of
-// 769-8193 elements or fp32 LayerNorm rows of 1025-5125, with a variant that names only
+// 769-8193 elements (RMSNorm's of 1018-1273 left to the warp schedule) or fp32 LayerNorm rows
+// of 1025-5125, with a variant that names only
 // schedule-neutral keys. Where it does, it resolves the reader's schedule=auto to "phase" (every
 // other schedule steps aside) and returns the ITEMS measured fastest there (0: g's); else -1.
 int phase_auto(VariantReader& v, const std::string& op, std::size_t elem_size, const Shape& s,

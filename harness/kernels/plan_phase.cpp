@@ -14,14 +14,16 @@ namespace {
 // Where auto takes it, and at which ITEMS: the fastest of ITEMS 1-4 at each width measured on
 // the H200 (call 171, reports/h200/bench-phase-items-171.txt, bf16, 16384 rows, 8192 from
 // d = 5125; cold), each against the plan auto took before. rmsnorm: 769 ITEMS 4 (23.3 us
-// against 25.0), 1025 ITEMS 2 (34.6 against 36.3, the warp schedule), 1537 ITEMS 4 (41.5
-// against 55.3), 2049 ITEMS 3 (47.5 against 50.2), 3073 ITEMS 4 (67.8 against 117.9), 5125
-// (57.0 against 59.1) and 8193 (87.7 against 93.6) ITEMS 4. add_rmsnorm ITEMS 2 to 3073 (1025:
-// 51.5 against 78.0; 2049: 87.3 against 92.5; 3073: 125.7 against 226.9), ITEMS 3 beyond
-// (5125: 109.4 against 111.1; 8193: 170.9 against 189.4). LayerNorm ITEMS 2 to 1537 (1025: 44.0
-// against 50.3), ITEMS 3 beyond (2049: 56.4 against 75.7; 5125: 68.5 against 87.5; 8193: 121.4
-// against 156.9); fp32 LayerNorm at the register geometry's ITEMS (1025: 52.9 against 73.6; 2049:
-// 122.5 against 130.4; 5125: 126.5 against 149.8).
+// against 25.0), 1537 ITEMS 4 (41.5 against 55.3), 2049 ITEMS 3 (47.5 against 50.2), 3073
+// ITEMS 4 (67.8 against 117.9), 5125 (57.0 against 59.1) and 8193 (87.7 against 93.6) ITEMS 4;
+// not 1025, where ITEMS 2 beat the warp schedule at 16384 rows (34.6 against 36.3) and lost at
+// 65536 (122.5 against 118.7: call 173, bench-phase-65536-173.txt). add_rmsnorm ITEMS 2 to 3073
+// (1025: 51.5 against 78.0, and 187 against 276 at 65536 rows; 2049: 87.3 against 92.5; 3073:
+// 125.7 against 226.9), ITEMS 3 beyond (5125: 109.4 against 111.1; 8193: 170.9 against 189.4).
+// LayerNorm ITEMS 2 to 1537 (1025: 44.0 against 50.3), ITEMS 3 beyond (2049: 56.4 against 75.7;
+// 5125: 68.5 against 87.5; 8193: 121.4 against 156.9); fp32 LayerNorm at the register
+// geometry's ITEMS (1025: 52.9 against 73.6; 2049: 122.5 against 130.4; 5125: 126.5 against
+// 149.8).
 constexpr std::int64_t kPhaseAutoMinRows = 4096;
 constexpr std::int64_t kPhaseAutoMinD = 769, kPhaseAutoMaxD = 8193;
 constexpr std::int64_t kPhaseAutoMinDFloat = 1025, kPhaseAutoMaxDFloat = 5125;
@@ -33,7 +35,7 @@ int phase_auto_items(const std::string& op, std::size_t elem_size, std::int64_t 
   if (d < kPhaseAutoMinD || d > kPhaseAutoMaxD) return -1;
   if (op == "add_rmsnorm") return d <= 3073 ? 2 : 3;
   if (op == "layernorm") return d <= 1537 ? 2 : 3;
-  if (d > 1017 && d <= 1273) return 2;  // rmsnorm
+  if (d > 1017 && d <= 1273) return -1;  // rmsnorm
   if (d > 2041 && d <= 2297) return 3;
   return 4;
 }
