@@ -91,17 +91,9 @@ int warp_geometry(VariantReader& v, const std::string& op, std::size_t elem_size
   const std::string pinned = v.get("warp_items", "auto", warp_item_values());
   const std::int64_t chunks = row_chunks(elem_size, s.d, misaligned);
   RowGeometry w = g;
-  w.items = kWarpItems.back();
-  if (pinned != "auto") {
-    w.items = std::stoi(pinned);
-  } else {
-    for (int items : kWarpItems) {
-      if (std::int64_t{kWarp} * items >= chunks) {
-        w.items = items;
-        break;
-      }
-    }
-  }
+  // The smallest ITEMS whose warp covers the row, else the largest (the row streams).
+  w.items = pinned != "auto" ? std::stoi(pinned)
+                             : smallest_allowed_at_least(kWarpItems, ceil_div(chunks, kWarp));
   w.threads_per_row = kWarp;
   w.rows_per_block = kWarpBound / kWarp;
   return finish_bounded(op, "warp", kWarpBound, chunks, s.rows, rows_per_block, w, g);

@@ -5,13 +5,13 @@
 #include <string>
 
 namespace ladder::kernels {
-namespace {
-
 int smallest_allowed_at_least(const std::vector<int>& allowed, std::int64_t need) {
   for (int items : allowed)
     if (items >= need) return items;
   return allowed.back();
 }
+
+namespace {
 
 // Whole warps per row: for each ITEMS, the fewest warps that cover the chunks; keep the
 // candidates that waste the fewest threads, then prefer more ITEMS (more loads in flight per

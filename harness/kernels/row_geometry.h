@@ -52,6 +52,8 @@ struct RowGeometry {
 // Integer steps every planner uses: ceil(a / b) for a >= 0, b > 0, and the smallest power of two
 // >= v (1 for v <= 1).
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+// The smallest of `allowed` (ascending) that is at least `need`, else the largest.
+int smallest_allowed_at_least(const std::vector<int>& allowed, std::int64_t need);
 int pow2_at_least(std::int64_t v);
 // Threads, in whole warps, that cover `chunks` 16-byte chunks at `items` chunks a thread.
 std::int64_t whole_warp_threads(std::int64_t chunks, int items);
