@@ -34,12 +34,16 @@ struct PhaseRows {
   unsigned inside = 0;         // bit i: chunk i lies wholly inside the row (and vec)
   unsigned head = 0, tail = 0; // bit i: chunk i straddles the row's start / end (and vec)
 
-  // The rows with index blockIdx.x mod P (mod P), P the phase period of `stride`. The grid
-  // must be a multiple of VEC (of every possible P); a launch that breaks it traps rather than
-  // leave rows unwritten.
-  __device__ __forceinline__ PhaseRows(int stride) {
+  // The block's rows and layout for K tensors (`bases`, with their row `strides`; the first
+  // sets the phase period P): the rows with index blockIdx.x mod P (mod P), on the chunk grid of
+  // the first of them. The grid must be a multiple of VEC (of every possible P), and one tile
+  // must cover the row at any phase; a launch that breaks either traps rather than leave rows
+  // or columns unwritten.
+  template <int K>
+  __device__ __forceinline__ PhaseRows(const T* const (&bases)[K], const int (&strides)[K],
+                                       int rows, int d) {
     if (gridDim.x % kVec != 0 || blockDim.y != 1) __trap();
-    const int s = stride % kVec;
+    const int s = strides[0] % kVec;
     int period = 1;
     while ((period * s) % kVec != 0) ++period;
     first = blockIdx.x % period;
@@ -47,6 +51,11 @@ struct PhaseRows {
     const long long classes = gridDim.x / period;
     first += static_cast<long long>(blockIdx.x / period) * period;
     step *= classes;
+    trap_unless_one_tile<T, ITEMS>(d, kVec - 1);
+    const long long at = first < rows ? first : 0;
+    const void* ptrs[K];
+    for (int k = 0; k < K; ++k) ptrs[k] = bases[k] + at * strides[k];
+    layout(ptrs, strides, K, d);
   }
 
   // Sets the layout from the block's first row's pointers (`ptrs`, count of them) and the
@@ -130,12 +139,7 @@ __global__ void __launch_bounds__(1024)
   constexpr int kVec = E::kVec;
   __shared__ norm::ReduceScratch<1> scratch;
   extern __shared__ uint4 weight_slots[];
-  norm::PhaseRows<T, ITEMS> pr(x_stride);
-  norm::trap_unless_one_tile<T, ITEMS>(d, kVec - 1);
-  const long long first = pr.first < rows ? pr.first : 0;
-  const void* ptrs[2] = {x + first * x_stride, y + first * static_cast<long long>(y_stride)};
-  const int strides[2] = {x_stride, y_stride};
-  pr.layout(ptrs, strides, 2, d);
+  const norm::PhaseRows<T, ITEMS> pr({x, y}, {x_stride, y_stride}, rows, d);
   norm::stage_phase_weight(pr, w, d, weight_slots);
   int parity = 0;
   for (long long row = pr.first; row < rows; row += pr.step) {
@@ -177,13 +181,8 @@ __global__ void __launch_bounds__(1024)
   constexpr int kVec = norm::Elem<T>::kVec;
   __shared__ norm::ReduceScratch<1> scratch;
   extern __shared__ uint4 weight_slots[];
-  norm::PhaseRows<T, ITEMS> pr(x_stride);
-  norm::trap_unless_one_tile<T, ITEMS>(d, kVec - 1);
-  const long long first = pr.first < rows ? pr.first : 0;
-  const void* ptrs[4] = {x + first * x_stride, r + first * r_stride, h + first * h_stride,
-                         y + first * y_stride};
-  const int strides[4] = {x_stride, r_stride, h_stride, y_stride};
-  pr.layout(ptrs, strides, 4, d);
+  const norm::PhaseRows<T, ITEMS> pr({x, r, h, y}, {x_stride, r_stride, h_stride, y_stride}, rows,
+                                      d);
   norm::stage_phase_weight(pr, w, d, weight_slots);
   int parity = 0;
   for (long long row = pr.first; row < rows; row += pr.step) {
@@ -233,12 +232,7 @@ __global__ void __launch_bounds__(1024)
   constexpr int kVec = E::kVec;
   __shared__ norm::ReduceScratch<1> scratch;
   extern __shared__ uint4 weight_slots[];
-  norm::PhaseRows<T, ITEMS> pr(x_stride);
-  norm::trap_unless_one_tile<T, ITEMS>(d, kVec - 1);
-  const long long first = pr.first < rows ? pr.first : 0;
-  const void* ptrs[2] = {x + first * x_stride, y + first * static_cast<long long>(y_stride)};
-  const int strides[2] = {x_stride, y_stride};
-  pr.layout(ptrs, strides, 2, d);
+  const norm::PhaseRows<T, ITEMS> pr({x, y}, {x_stride, y_stride}, rows, d);
   // gamma's slots first, then beta's (beta alone takes the first).
   uint4* gamma_slots = weight_slots;
   uint4* beta_slots = weight_slots + (gamma != nullptr ? ITEMS * blockDim.x : 0);
