@@ -97,8 +97,7 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
   // as many blocks; no more than the rows need.
   const std::int64_t resident =
       resident_blocks_per_sm(device, threads, plan.shared_bytes, 64) * device.sm_count;
-  const std::int64_t needed = (s.rows + vec - 1) / vec * vec;
-  const std::int64_t blocks = grid == "8" ? 8 : std::min(std::max<std::int64_t>(vec, resident / vec * vec), needed);
+  const std::int64_t blocks = grid == "8" ? 8 : std::min(resident / vec * vec, ceil_div(s.rows, vec) * vec);
   g.blocks = std::max<std::int64_t>(vec, blocks);
   return plan;
 }
