@@ -88,3 +88,37 @@ TEST_CASE("phase schedule: one tile at any phase, a grid of whole phases, the we
   CHECK_THROWS_WITH(plan_checked({"rmsnorm", DType::BF16, {{"phase_grid", "8"}}}, {{"rows", 8}, {"d", 2049}}),
                     has_substr("phase_grid=8 needs schedule=phase"));
 }
+
+TEST_CASE("broken_phase_launch: the selftest's phase launches break exactly what the kernels guard",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto launch_of = [](const std::string& op, const std::string& broken,
+                      const std::string& schedule = "phase", std::int64_t d = 2049) {
+    const KernelRef ref{op, DType::BF16, {{"schedule", schedule}, {"broken_phase_launch", broken}}};
+    return ladder::kernels::plan(ref, {{"rows", 300}, {"d", d}}, kEps).front();
+  };
+  for (const std::string op : {"rmsnorm", "add_rmsnorm", "layernorm"}) {
+    INFO(op);
+    const auto planned = launch_of(op, "none");
+    REQUIRE(phase(planned));
+    REQUIRE(planned.grid[0] % 8 == 0);
+    // One block more: not a multiple of VEC, so the phases have unequal blocks (the kernel traps).
+    const auto off = launch_of(op, "grid_off_vec");
+    CHECK(off.entry == planned.entry);
+    CHECK(off.grid[0] == planned.grid[0] + 1);
+    CHECK(off.grid[0] % 8 != 0);
+    CHECK(off.block[0] == planned.block[0]);
+    // One warp too narrow: at the worst phase the tile misses the row's end (the kernel traps).
+    const auto narrow = launch_of(op, "narrow_tile");
+    CHECK(narrow.entry == planned.entry);
+    CHECK(narrow.block[0] == planned.block[0] - 32);
+    const int items = std::stoi(planned.entry.substr(planned.entry.find(", ") + 2));
+    CHECK(std::int64_t{narrow.block[0]} * items * 8 < 2049 + 7);
+    CHECK(narrow.grid[0] == planned.grid[0]);
+    CHECK(narrow.shared_bytes == planned.shared_bytes);
+  }
+  // Asked of a launch that does not take the phase kernels, it is a plan error, not a no-op.
+  CHECK_THROWS_WITH(launch_of("rmsnorm", "grid_off_vec", "regs"), has_substr("needs schedule=phase"));
+  CHECK_THROWS_WITH(launch_of("rmsnorm", "narrow_tile", "phase", 65536), has_substr("needs a shape"));
+  CHECK_THROWS_AS(launch_of("rmsnorm", "sideways"), std::invalid_argument);
+}

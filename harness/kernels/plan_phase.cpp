@@ -69,8 +69,21 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
   // A small fixed grid, for tests: eight blocks (one a phase of 16-bit rows) each walk many rows.
   const std::string grid = v.get("phase_grid", "auto", {"auto", "8"});
   if (grid != "auto" && schedule != "phase") fail(op, "phase_grid=" + grid + " needs schedule=phase");
+  // A launch the kernels must refuse, for probes/selftest.json: a grid that is not a multiple of
+  // VEC (some phase would have no block, its rows unwritten) or a block one warp too narrow for
+  // a tile at every phase. Each traps (a crash) where a silent launch would leave columns or rows
+  // unwritten. Its own key: the staged schedule's broken_launch values differ.
+  const std::string broken =
+      v.get("broken_phase_launch", "none", {"none", "grid_off_vec", "narrow_tile"});
+  if (broken != "none" && schedule != "phase")
+    fail(op, "broken_phase_launch=" + broken + " needs schedule=phase");
   PhasePlan plan;
-  if (other_schedule || schedule != "phase") return plan;
+  auto refuse = [&](PhasePlan p) {
+    if (broken != "none")
+      fail(op, "broken_phase_launch=" + broken + " needs a shape schedule=phase takes");
+    return p;
+  };
+  if (other_schedule || schedule != "phase") return refuse(plan);
   // One tile covers the row at any phase; rows wider than a tile of 1024 threads at the allowed
   // ITEMS take the register kernel, as schedule=staged does where it cannot apply.
   const std::int64_t chunks = row_chunks(elem_size, s.d, true);
@@ -78,13 +91,13 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
                     : auto_items > 0  ? auto_items
                     : g.streams       ? 0
                                       : g.items;
-  if (items == 0) return plan;
+  if (items == 0) return refuse(plan);
   const std::int64_t threads = whole_warp_threads(chunks, items);
-  if (threads > 1024) return plan;
+  if (threads > 1024) return refuse(plan);
   // The weights' slots must fit a block's shared memory (the device's opt-in maximum less the
   // kernel's static shared memory): LayerNorm fp32 rows of 32765 at ITEMS 8 need 256 KiB.
   const std::int64_t bytes = std::int64_t{std::max(weights, 1)} * items * threads * kChunkBytes;
-  if (bytes > device.shared_per_block_optin - kStaticSharedReserve) return plan;
+  if (bytes > device.shared_per_block_optin - kStaticSharedReserve) return refuse(plan);
   const int vec = kChunkBytes / static_cast<int>(elem_size);
   plan.phase = true;
   plan.shared_bytes = static_cast<std::uint32_t>(bytes);
@@ -99,6 +112,11 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
       resident_blocks_per_sm(device, threads, plan.shared_bytes, 64) * device.sm_count;
   const std::int64_t blocks = grid == "8" ? 8 : std::min(resident / vec * vec, ceil_div(s.rows, vec) * vec);
   g.blocks = std::max<std::int64_t>(vec, blocks);
+  if (broken == "grid_off_vec") g.blocks += 1;
+  if (broken == "narrow_tile") {
+    if (g.threads_per_row <= kWarp) fail(op, "broken_phase_launch=narrow_tile needs a row wider than one warp's tile");
+    g.threads_per_row -= kWarp;
+  }
   return plan;
 }
 
