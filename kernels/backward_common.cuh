@@ -6,7 +6,6 @@
 // partial row partial[blockIdx.x][0..d). column_sum.cuh adds the partial rows in a fixed order.
 // The result depends only on rows, d and the launch geometry, so it is bit-for-bit reproducible.
 #pragma once
-#include "column_sum.cuh"
 #include "dependent_launch.cuh"
 #include "norm_common.cuh"
 #include "row_reads.cuh"

@@ -1,8 +1,6 @@
 // The final, deterministic reduce of the backward kernels' weight-gradient partials:
 // out[c] = sum over p of partial[p * partial_stride + c], in a fixed order, rounded once to T.
 #pragma once
-#include <cooperative_groups.h>
-
 #include "dependent_launch.cuh"
 #include "norm_common.cuh"
 
@@ -136,86 +134,5 @@ __global__ void __launch_bounds__(kColumnSumThreads * kColumnSumSlices)
     norm::column_sum_block(out1, partial1, parts, d, partial_stride);
   }
 }
-
-namespace norm {
-
-// reduce=grid: the final reduce inside the backward kernel itself, after a grid-wide barrier,
-// so that no second launch, and no launch gap, follows it. The kernel must then be launched
-// cooperatively (every block resident at once; the driver refuses a grid that is not) and its
-// blocks must all get here: a launch that is not cooperative traps rather than hang.
-// out0/partial0 (and out1/partial1, LayerNorm's dbeta; nullable): [gridDim.x, d] fp32 partial
-// rows in, d values of T out. out0 null: the kernel was launched for the separate reduce
-// (column_sum), and this does nothing.
-// Each warp sums four column units (float4 where d is a multiple of 4, else single columns) over
-// eight interleaved slices of the partial rows (lane = slice * 4 + unit), its loads of up to
-// kColumnSumBatch rows issued together, then adds the eight slices by a butterfly of shuffles;
-// so every column is added in the same order whatever the grid's shape or timing, and its bits
-// are the same from run to run. Why: the separate reduce cost 4-9 us after the backward kernel at
-// bf16 2048x16384 and 4096x8192 (Nsight Compute, call 174), where the partials are still in L2.
-template <typename T>
-__device__ __forceinline__ void grid_column_sums(T* out0, const float* partial0, T* out1,
-                                                 const float* partial1, int d) {
-  if (out0 == nullptr) return;  // the same in every block
-  namespace cg = cooperative_groups;
-  if (!cg::this_grid().is_valid()) __trap();
-  cg::this_grid().sync();  // every partial row written and visible
-  constexpr int kUnits = 4, kSlices = 8;
-  const int threads = static_cast<int>(blockDim.x * blockDim.y);
-  const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  const int lane = tid & 31, unit_lane = lane % kUnits, slice = lane / kUnits;
-  const long long warps = static_cast<long long>(gridDim.x) * (threads / 32);
-  const long long warp = static_cast<long long>(blockIdx.x) * (threads / 32) + tid / 32;
-  const int parts = static_cast<int>(gridDim.x);
-  const bool vector = d % 4 == 0 && offset_in_chunk(partial0) == 0 &&
-                      (partial1 == nullptr || offset_in_chunk(partial1) == 0);
-  const int width = vector ? 4 : 1;  // columns a unit
-  const int units = d / width;
-  const long long groups = (units + kUnits - 1) / kUnits;
-  const long long jobs = groups * (out1 != nullptr ? 2 : 1);
-  for (long long job = warp; job < jobs; job += warps) {  // the same in every lane of a warp
-    const bool second = job >= groups;
-    const float* partial = second ? partial1 : partial0;
-    T* out = second ? out1 : out0;
-    const int unit = static_cast<int>((second ? job - groups : job) * kUnits) + unit_lane;
-    float sum[4] = {0.f, 0.f, 0.f, 0.f};
-    if (unit < units) {
-      for (int p0 = slice; p0 < parts; p0 += kSlices * kColumnSumBatch) {
-        float v[kColumnSumBatch][4];
-#pragma unroll
-        for (int j = 0; j < kColumnSumBatch; ++j) {
-          const int p = p0 + j * kSlices;
-          const float* at = partial + static_cast<long long>(p) * d + unit * width;
-          if (p >= parts) {
-            v[j][0] = v[j][1] = v[j][2] = v[j][3] = 0.f;
-          } else if (vector) {
-            const float4 q = __ldcg(reinterpret_cast<const float4*>(at));
-            v[j][0] = q.x;
-            v[j][1] = q.y;
-            v[j][2] = q.z;
-            v[j][3] = q.w;
-          } else {
-            v[j][0] = __ldcg(at);
-            v[j][1] = v[j][2] = v[j][3] = 0.f;
-          }
-        }
-#pragma unroll
-        for (int j = 0; j < kColumnSumBatch; ++j) {
-#pragma unroll
-          for (int e = 0; e < 4; ++e) sum[e] += v[j][e];
-        }
-      }
-    }
-#pragma unroll
-    for (int offset = kUnits; offset < 32; offset *= 2) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) sum[e] += __shfl_xor_sync(0xffffffffu, sum[e], offset);
-    }
-    if (slice == 0 && unit < units) {
-      for (int e = 0; e < width; ++e) out[unit * width + e] = Elem<T>::from_float(sum[e]);
-    }
-  }
-}
-
-}  // namespace norm
 
 }  // namespace ladder

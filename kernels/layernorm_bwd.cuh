@@ -255,8 +255,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
 
 // ITEMS: 16-byte chunks per thread (host-chosen; README). Grid: a fixed number of blocks, each
 // looping over rows. dgamma_partial, dbeta_partial: [gridDim.x, d] fp32 scratch (nullable: no
-// affine parameters), reduced by column_sum<T>, or here where dgamma and dbeta are given (both
-// or neither: the launch is then cooperative; norm::grid_column_sums). gamma: nullable.
+// affine parameters), reduced by column_sum<T>. gamma: nullable.
 // RECOMPUTE = false: mean, rstd are [rows] fp32 as the forward pass wrote them (layernorm_fwd's
 // mean and rstd outputs); eps is not used; a launch with either null traps rather than read it.
 // RECOMPUTE = true: both are recomputed from x (two-pass, with eps); mean and rstd are not read.
@@ -266,7 +265,7 @@ template <typename T, int ITEMS, bool SHIFTED = false, bool RECOMPUTE = false>
 __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     layernorm_bwd(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma,
                   const T* dy, const float* mean, const float* rstd, int rows, int d,
-                  int x_stride, int dy_stride, int dx_stride, float eps, T* dgamma, T* dbeta) {
+                  int x_stride, int dy_stride, int dx_stride, float eps) {
   if (!RECOMPUTE && (mean == nullptr || rstd == nullptr)) __trap();
   norm::allow_dependent_launch();
   const bool one = norm::tiles_for<T, ITEMS, true>(d, 0) == 1;
@@ -286,7 +285,6 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
         phase, dx, dgamma_partial, dbeta_partial, x, gamma, dy, mean, rstd, rows, d, x_stride,
         dy_stride, dx_stride, eps);
   }
-  norm::grid_column_sums<T>(dgamma, dgamma_partial, dbeta, dbeta_partial, d);
 }
 
 }  // namespace ladder

@@ -104,23 +104,18 @@ __device__ __forceinline__ bool backward_bulk_ok(const T* x, int x_stride, const
 // after the stages (norm::stage_weight; without that room it is read from global memory). The grid is any number of blocks; block b takes rows
 // b, b + gridDim.x, ... and writes partial row b of dgamma_partial and dbeta_partial ([gridDim.x,
 // d] fp32, nullable together: no affine parameters), every column, zeros where it took no row;
-// column_sum_pair<T> reduces them, or the kernel itself where dgamma and dbeta are given (a
-// cooperative launch; norm::grid_column_sums). gamma: nullable. mean, rstd: [rows] fp32 as the forward pass
+// column_sum_pair<T> reduces them. gamma: nullable. mean, rstd: [rows] fp32 as the forward pass
 // wrote them; with either null both are recomputed from x (two-pass, with eps), else eps is not
 // used. Aliasing: dx may be x or dy (same stride): a row's copies have landed before any of its
 // outputs is written, and a copy in flight is always of a row ahead.
 // The launch bound: one chunk a thread keeps a thread at 64 registers (ptxas, sm_90: none
 // spilled), so that blocks narrower than 1024 threads share an SM; more chunks take what one
 // block an SM allows.
-namespace norm {
-
-// The kernel's body (below): its own function, so that the kernel reaches its final reduce
-// after any of the body's returns.
 template <typename T, int ITEMS, int THREADS>
-__device__ __forceinline__ void layernorm_bwd_bulk_rows(
-    T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma, const T* dy,
-    const float* mean, const float* rstd, int rows, int d, int x_stride, int dy_stride,
-    int dx_stride, float eps) {
+__global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
+    layernorm_bwd_bulk(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
+                       const T* gamma, const T* dy, const float* mean, const float* rstd, int rows,
+                       int d, int x_stride, int dy_stride, int dx_stride, float eps) {
   static_assert(THREADS % 32 == 0 && THREADS >= 32 && THREADS <= 1024, "THREADS");
   static_assert(ITEMS >= 1 && ITEMS <= 4, "ITEMS");
   using E = norm::Elem<T>;
@@ -271,20 +266,6 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
     }
   }
 #endif
-}
-
-}  // namespace norm
-
-template <typename T, int ITEMS, int THREADS>
-__global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
-    layernorm_bwd_bulk(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
-                       const T* gamma, const T* dy, const float* mean, const float* rstd, int rows,
-                       int d, int x_stride, int dy_stride, int dx_stride, float eps, T* dgamma,
-                       T* dbeta) {
-  norm::layernorm_bwd_bulk_rows<T, ITEMS, THREADS>(dx, dgamma_partial, dbeta_partial, x, gamma,
-                                                   dy, mean, rstd, rows, d, x_stride, dy_stride,
-                                                   dx_stride, eps);
-  norm::grid_column_sums<T>(dgamma, dgamma_partial, dbeta, dbeta_partial, d);
 }
 
 }  // namespace ladder

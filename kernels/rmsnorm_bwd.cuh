@@ -269,16 +269,13 @@ __device__ __forceinline__ void rms_bwd(T* dx, T* dr, float* dw_partial, const T
 // ITEMS: 16-byte chunks per thread (host-chosen; README). Grid: a fixed number of blocks, each
 // looping over rows; dw_partial is [gridDim.x, d] fp32 scratch, then column_sum<T> gives dw.
 // w: nullable (no weight; pass dw_partial = null too). w_offset: 0 plain, 1 Gemma.
-// dw: null (column_sum reduces the partials), or dw itself: the kernel, launched cooperatively,
-// then reduces them after a grid-wide barrier (norm::grid_column_sums, column_sum.cuh).
 template <typename T, int ITEMS, bool SHIFTED = false>
 __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     rmsnorm_bwd(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows, int d,
-                int x_stride, int dy_stride, int dx_stride, float eps, float w_offset, T* dw) {
+                int x_stride, int dy_stride, int dx_stride, float eps, float w_offset) {
   norm::rms_bwd<T, ITEMS, false, SHIFTED>(dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr,
                                           rows, d, x_stride, 0, dy_stride, 0, dx_stride, 0, eps,
                                           w_offset);
-  norm::grid_column_sums<T>(dw, dw_partial, nullptr, nullptr, d);
 }
 
 // Backward of h = x + r, y = rmsnorm(h) * weight (convention A: the fp32 sum is normalized).
@@ -289,11 +286,10 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     add_rmsnorm_bwd(T* dx, T* dr, float* dw_partial, const T* x, const T* r, const T* w,
                     const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
                     int dy_stride, int dh_stride, int dx_stride, int dr_stride, float eps,
-                    float w_offset, T* dw) {
+                    float w_offset) {
   norm::rms_bwd<T, ITEMS, true, SHIFTED>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride,
                                          r_stride, dy_stride, dh_stride, dx_stride, dr_stride, eps,
                                          w_offset);
-  norm::grid_column_sums<T>(dw, dw_partial, nullptr, nullptr, d);
 }
 
 }  // namespace ladder

@@ -222,11 +222,10 @@ template <typename T, int ITEMS, int THREADS>
 __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
     rmsnorm_bwd_bulk(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows,
                      int d, int x_stride, int dy_stride, int dx_stride, float eps,
-                     float w_offset, T* dw) {
+                     float w_offset) {
   norm::rms_bwd_bulk<T, ITEMS, THREADS, false>(dx, nullptr, dw_partial, x, nullptr, w, dy,
                                                nullptr, rows, d, x_stride, 0, dy_stride, 0,
                                                dx_stride, 0, eps, w_offset);
-  norm::grid_column_sums<T>(dw, dw_partial, nullptr, nullptr, d);
 }
 
 // add_rmsnorm_bwd's arguments and results; a stage holds rows of x, r, dy and dh (where given):
@@ -237,11 +236,10 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
     add_rmsnorm_bwd_bulk(T* dx, T* dr, float* dw_partial, const T* x, const T* r, const T* w,
                          const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
                          int dy_stride, int dh_stride, int dx_stride, int dr_stride, float eps,
-                         float w_offset, T* dw) {
+                         float w_offset) {
   norm::rms_bwd_bulk<T, ITEMS, THREADS, true>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
                                               x_stride, r_stride, dy_stride, dh_stride, dx_stride,
                                               dr_stride, eps, w_offset);
-  norm::grid_column_sums<T>(dw, dw_partial, nullptr, nullptr, d);
 }
 
 }  // namespace ladder

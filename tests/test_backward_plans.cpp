@@ -1,7 +1,6 @@
 // Backward planners: the shifted kernels for rows off the 16-byte grid, the resident grid, and
 // the shared memory for the weight-gradient sums. No GPU needed.
 #include <cstdint>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,42 +82,3 @@ TEST_CASE("backward plans: shared memory for the weight-gradient sums the kernel
                     ladder_test::has_substr("broken_launch"));
 }
 
-
-TEST_CASE("backward plans: reduce=grid reduces in the kernel, launched cooperatively", "[kernels]") {
-  ladder::register_builtin_oracles();
-  const ladder::Case c{{"rows", 2048}, {"d", 16384}};
-  for (const char* op : {"rmsnorm_bwd", "add_rmsnorm_bwd", "layernorm_bwd"}) {
-    INFO(op);
-    const auto two = plan_checked({op, DType::BF16, {{"reduce", "launch"}}}, c);
-    const auto one = plan_checked({op, DType::BF16, {{"reduce", "grid"}}}, c);
-    REQUIRE(two.size() == 2);
-    REQUIRE(one.size() == 1);
-    CHECK(!two.front().cooperative);
-    CHECK(one.front().cooperative);
-    // The same kernel, grid and block; its last arguments name the outputs it now writes.
-    CHECK(one.front().entry == two.front().entry);
-    CHECK(one.front().grid == two.front().grid);
-    CHECK(one.front().block == two.front().block);
-    REQUIRE(one.front().args.size() == two.front().args.size());
-    const bool ln = std::string(op) == "layernorm_bwd";
-    const std::size_t outs = ln ? 2 : 1;
-    for (std::size_t i = 0; i < outs; ++i) {
-      const auto& last = one.front().args[one.front().args.size() - outs + i];
-      CHECK(last.buffer == (ln ? (i == 0 ? "dgamma" : "dbeta") : "dw"));
-      CHECK(last.is_buffer);
-      CHECK(!two.front().args[two.front().args.size() - outs + i].is_buffer);  // null
-    }
-    // Without weight gradients there is nothing to reduce: an error, not a silent no-op.
-    using Variant = std::map<std::string, std::string>;
-    const Variant none = ln ? Variant{{"reduce", "grid"}, {"affine", "0"}}
-                            : Variant{{"reduce", "grid"}, {"weight", "none"}};
-    CHECK_THROWS_WITH(ladder::kernels::plan({op, DType::BF16, none}, c, kEps), has_substr("reduce=grid needs"));
-    // The selftest's broken launch: the outputs passed, the cooperative attribute not.
-    const auto broken = plan_checked({op, DType::BF16, {{"reduce", "grid_uncooperative"}}}, c);
-    REQUIRE(broken.size() == 1);
-    CHECK(!broken.front().cooperative);
-    CHECK(broken.front().args.back().is_buffer);
-    // Zero rows keep the second launch, which writes the zeros.
-    CHECK(plan_checked({op, DType::BF16, {{"reduce", "grid"}}}, {{"rows", 0}, {"d", 64}}).size() == 2);
-  }
-}

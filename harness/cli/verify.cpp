@@ -167,11 +167,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"weight", "gemma"}, {"strided", "1"}},
             {{"schedule", "bulk"}, {"weight", "none"}}, {{"schedule", "bulk"}, {"strided", "odd"}},
             {{"schedule", "bulk"}, {"bulk_grid", "3"}},
-            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"pdl", "0"}},
-            // reduce=grid: the final reduce inside the kernel, after a grid-wide barrier.
-            {{"reduce", "grid"}}, {{"reduce", "grid"}, {"strided", "odd"}, {"weight", "gemma"}},
-            {{"reduce", "grid"}, {"schedule", "bulk"}},
-            {{"reduce", "grid"}, {"schedule", "bulk"}, {"bulk_grid", "3"}, {"strided", "odd"}}};
+            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"pdl", "0"}}};
   if (op == "add_rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}},
             {{"shift", "1"}},
@@ -180,10 +176,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"write_dr", "0"}, {"strided", "1"}},
             {{"schedule", "bulk"}, {"dh", "1"}, {"strided", "odd"}, {"weight", "none"}},
             {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"dh", "1"}},
-            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"write_dr", "0"}},
-            {{"reduce", "grid"}}, {{"reduce", "grid"}, {"strided", "odd"}, {"dh", "1"}},
-            {{"reduce", "grid"}, {"schedule", "bulk"}, {"dh", "1"}},
-            {{"reduce", "grid"}, {"schedule", "bulk"}, {"bulk_grid", "3"}, {"write_dr", "0"}}};
+            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"write_dr", "0"}}};
   if (op == "layernorm_bwd")
     return {{{"affine", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}}, {{"shift", "1"}},
             {{"stats", "recompute"}}, {{"stats", "recompute"}, {"strided", "odd"}},
@@ -196,10 +189,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"strided", "odd"}},
             {{"schedule", "bulk"}, {"strided", "odd"}, {"stats", "recompute"}, {"pdl", "0"}},
             {{"schedule", "bulk"}, {"bulk_grid", "3"}},
-            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"stats", "recompute"}},
-            {{"reduce", "grid"}}, {{"reduce", "grid"}, {"strided", "odd"}, {"stats", "recompute"}},
-            {{"reduce", "grid"}, {"schedule", "bulk"}},
-            {{"reduce", "grid"}, {"schedule", "bulk"}, {"bulk_grid", "3"}, {"strided", "odd"}}};
+            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"stats", "recompute"}}};
   return {};
 }
 

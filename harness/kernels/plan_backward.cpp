@@ -187,26 +187,6 @@ KernelLaunch column_sum_pair_launch(const KernelLaunch& first, DType dt,
 // pdl=auto|0: whether column_sum is launched programmatically after the backward kernel.
 bool read_programmatic(VariantReader& v) { return v.get("pdl", "auto", {"auto", "0"}) == "auto"; }
 
-// reduce=auto|launch|grid: the weight gradients' final reduce as a second launch (column_sum),
-// or inside the backward kernel after a grid-wide barrier (norm::grid_column_sums; the launch is
-// cooperative, so every block of the grid must be resident at once, which the planners' grids
-// are: resident blocks only). Zero rows keep the second launch, which writes the zeros.
-// reduce=grid_uncooperative, for probes/selftest.json: the same launch without the cooperative
-// attribute, which the kernel must trap on rather than wait at a barrier that never opens.
-struct GridReduce {
-  bool in_kernel = false;    // the kernel is passed the outputs and reduces into them
-  bool cooperative = false;  // and is launched cooperatively
-};
-GridReduce read_grid_reduce(VariantReader& v, const std::string& op, const Shape& s, bool weights) {
-  const std::string reduce = v.get("reduce", "auto", {"auto", "launch", "grid", "grid_uncooperative"});
-  const bool grid = reduce == "grid" || reduce == "grid_uncooperative";
-  if (grid && !weights) fail(op, "reduce=" + reduce + " needs weight gradients");
-  GridReduce r;
-  r.in_kernel = grid && s.rows > 0;
-  r.cooperative = r.in_kernel && reduce == "grid";
-  return r;
-}
-
 // Dynamic shared memory of a backward launch: add_rmsnorm_bwd (1 sum, dw) and layernorm_bwd (2,
 // dgamma and dbeta) keep a one-tile thread's weight-gradient sums there
 // (kernels/backward_common.cuh, SharedColumnSums), 16 bytes per 4 values of a thread's chunks;
@@ -266,7 +246,6 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, has_w, strides, forced, shift, "none",
                                            device, plan);
-  const GridReduce grid_reduce = read_grid_reduce(v, op, s, has_w);
   v.finish();
   const RowGeometry& g = plan.g;
   const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
@@ -295,14 +274,12 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
             i32(strides["dy"]),
             i32(strides["dx"]),
             f32(eps),
-            f32(weight == "gemma" ? 1.0 : 0.0),
-            grid_reduce.in_kernel ? pointer("dw") : null_pointer()};
+            f32(weight == "gemma" ? 1.0 : 0.0)};
   set_geometry(L, g, bulk.shared_bytes);  // dw sums in registers (bulk: its stages)
-  L.cooperative = grid_reduce.cooperative;
   L.oracle = "kernel.rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   std::vector<KernelLaunch> out{L};
-  if (has_w && !grid_reduce.in_kernel) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d, programmatic));
+  if (has_w) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d, programmatic));
   return out;
 }
 
@@ -328,7 +305,6 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const std::string broken = v.get("broken_launch", "none", {"none", "short_shared"});
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, has_dh ? 4 : 3, has_w, strides, forced, shift,
                                            broken, device, plan);
-  const GridReduce grid_reduce = read_grid_reduce(v, op, s, has_w);
   const RowGeometry& g = plan.g;
   const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
 
@@ -365,15 +341,13 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
             i32(strides["dx"]),
             i32(strides["dr"]),
             f32(eps),
-            f32(weight == "gemma" ? 1.0 : 0.0),
-            grid_reduce.in_kernel ? pointer("dw") : null_pointer()};
+            f32(weight == "gemma" ? 1.0 : 0.0)};
   set_geometry(L, g, bulk.bulk ? bulk.shared_bytes : sums_bytes_as_asked(broken, op, g, has_w ? 1 : 0));
-  L.cooperative = grid_reduce.cooperative;
   v.finish();
   L.oracle = "kernel.add_rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   std::vector<KernelLaunch> out{L};
-  if (has_w && !grid_reduce.in_kernel) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d, programmatic));
+  if (has_w) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d, programmatic));
   return out;
 }
 
@@ -405,7 +379,6 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, affine, strides, forced, shift, broken,
                                            device, plan);
-  const GridReduce grid_reduce = read_grid_reduce(v, op, s, affine);
   const RowGeometry& g = plan.g;
   const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
 
@@ -442,16 +415,13 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
             i32(strides["x"]),
             i32(strides["dy"]),
             i32(strides["dx"]),
-            f32(eps),
-            grid_reduce.in_kernel ? pointer("dgamma") : null_pointer(),
-            grid_reduce.in_kernel ? pointer("dbeta") : null_pointer()};
+            f32(eps)};
   set_geometry(L, g, bulk.bulk ? bulk.shared_bytes : sums_bytes_as_asked(broken, op, g, affine ? 2 : 0));
-  L.cooperative = grid_reduce.cooperative;
   v.finish();
   L.oracle = "kernel.layernorm_bwd";
   L.scalars = {{"eps", eps}};
   std::vector<KernelLaunch> out{L};
-  if (affine && !grid_reduce.in_kernel) {
+  if (affine) {
     if (paired_sums) {
       out.push_back(column_sum_pair_launch(L, ref.dtype, {"dgamma", "dbeta"},
                                            {"dgamma_partial", "dbeta_partial"}, parts, s.d,

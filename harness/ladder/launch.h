@@ -49,10 +49,6 @@ struct KernelLaunch {
   // Programmatic dependent launch (toolchain::launch): the kernel may start while the previous
   // launch of the plan drains, and waits (griddepcontrol.wait) before reading its results.
   bool programmatic = false;
-  // Cooperative launch (toolchain::launch): every block resident at once, so the kernel may
-  // wait at a grid-wide barrier (the backward kernels' reduce=grid). The driver refuses a grid
-  // that does not fit (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) rather than let it hang.
-  bool cooperative = false;
   std::string oracle = "none";
   std::map<std::string, double> scalars;
   std::uint64_t seed = 0;

@@ -32,14 +32,13 @@ struct BufferSpec { const char* name; size_t bytes; Role role; const char* alias
                     const char* dtype; long long rows, cols, stride; };
 struct ArgSpec { ArgKind kind; const char* buffer; double value; };
 struct LaunchSpec { const char* source; SourceKind kind; const char* entry; const char* const* options;
-                    int n_options; unsigned grid[3], block[3], shared; const ArgSpec* args; int n_args;
-                    int cooperative; };  // cooperative: every block resident at once (a grid barrier)
+                    int n_options; unsigned grid[3], block[3], shared; const ArgSpec* args; int n_args; };
 struct ExpectedSpec { const char* buffer; const char* file; double atol, rtol; };
 #include "case.inc"
 
 #define DRIVER(X) X(cuInit) X(cuDeviceGet) X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain) \
   X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuFuncSetAttribute) \
-  X(cuMemAlloc_v2) X(cuMemcpyHtoD_v2) X(cuMemcpyDtoH_v2) X(cuMemsetD8_v2) X(cuLaunchKernel) X(cuLaunchCooperativeKernel) X(cuGetErrorName)
+  X(cuMemAlloc_v2) X(cuMemcpyHtoD_v2) X(cuMemcpyDtoH_v2) X(cuMemsetD8_v2) X(cuLaunchKernel) X(cuGetErrorName)
 #define DECLARE(f) static decltype(&f) p_##f;
 DRIVER(DECLARE)
 
@@ -169,12 +168,8 @@ int main(int argc, char** argv) {
     }
     if (!l.grid[0] || !l.grid[1] || !l.grid[2]) continue;  // an empty grid: nothing to launch
     if (l.shared) check(p_cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(l.shared)), "cuFuncSetAttribute");
-    if (l.cooperative)
-      check(p_cuLaunchCooperativeKernel(fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
-                                        l.shared, nullptr, params.data()), "cuLaunchCooperativeKernel");
-    else
-      check(p_cuLaunchKernel(fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.shared,
-                             nullptr, params.data(), nullptr), "cuLaunchKernel");
+    check(p_cuLaunchKernel(fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.shared,
+                           nullptr, params.data(), nullptr), "cuLaunchKernel");
     check(p_cuCtxSynchronize(), "cuCtxSynchronize after the launch");
   }
   std::printf("launched and synchronized\n");

@@ -177,10 +177,10 @@ std::vector<std::string> write_reproducer(const Rung& rung, const Case& c, const
   inc += "static const LaunchSpec kLaunches[] = {\n";
   for (std::size_t k = 0; k < plans.size(); ++k) {
     const auto& l = plans[k];
-    inc += fmt::format("  {{{}, {}, {}, kOptions{}, {}, {{{}, {}, {}}}, {{{}, {}, {}}}, {}, kArgs{}, {}, {}}},\n",
+    inc += fmt::format("  {{{}, {}, {}, kOptions{}, {}, {{{}, {}, {}}}, {{{}, {}, {}}}, {}, kArgs{}, {}}},\n",
                        c_literal(source_rel.at(l.source)), source_kind(l.source_kind), c_literal(l.entry), k, options[k].size(),
                        l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.shared_bytes, k,
-                       l.args.size(), l.cooperative ? 1 : 0);
+                       l.args.size());
   }
   inc += "};\n";
   inc += "static const ExpectedSpec kExpected[] = {\n" + expected_rows + "  {\"\", \"\", 0, 0}};\n";

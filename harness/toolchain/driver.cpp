@@ -68,23 +68,14 @@ const DriverApi* driver() { return loaded().ok ? &loaded().api : nullptr; }
 const std::string& driver_load_error() { return loaded().error; }
 
 CUresult launch(CUfunction fn, const std::array<std::uint32_t, 3>& grid, const std::array<std::uint32_t, 3>& block,
-                std::uint32_t shared_bytes, void** params, bool programmatic, bool cooperative) {
+                std::uint32_t shared_bytes, void** params, bool programmatic) {
   const DriverApi& a = api();
-  if ((!programmatic && !cooperative) || a.LaunchKernelEx == nullptr) {
-    if (cooperative) return CUDA_ERROR_NOT_SUPPORTED;  // no cuLaunchKernelEx: no barrier either
+  if (!programmatic || a.LaunchKernelEx == nullptr)
     return a.LaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                           shared_bytes, nullptr, params, nullptr);
-  }
-  CUlaunchAttribute attrs[2]{};
-  unsigned count = 0;
-  if (programmatic) {
-    attrs[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    attrs[count++].value.programmaticStreamSerializationAllowed = 1;
-  }
-  if (cooperative) {
-    attrs[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
-    attrs[count++].value.cooperative = 1;
-  }
+  CUlaunchAttribute attr{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attr.value.programmaticStreamSerializationAllowed = 1;
   CUlaunchConfig config{};
   config.gridDimX = grid[0];
   config.gridDimY = grid[1];
@@ -94,8 +85,8 @@ CUresult launch(CUfunction fn, const std::array<std::uint32_t, 3>& grid, const s
   config.blockDimZ = block[2];
   config.sharedMemBytes = shared_bytes;
   config.hStream = nullptr;
-  config.attrs = attrs;
-  config.numAttrs = count;
+  config.attrs = &attr;
+  config.numAttrs = 1;
   return a.LaunchKernelEx(&config, fn, params, nullptr);
 }
 

@@ -61,11 +61,8 @@ std::string error_string(CUresult rc);  // the driver's sentence
 // previous one in the stream drains (programmatic dependent launch, sm_90 and later); the kernel
 // must wait (griddepcontrol.wait) before it reads what that launch wrote. Where the driver or
 // device lacks it the launch is an ordinary one, which is also correct.
-// cooperative: every block resident at once (a grid-wide barrier may follow); the driver refuses
-// a grid that does not fit. A kernel that needs it traps when launched without it.
 CUresult launch(CUfunction fn, const std::array<std::uint32_t, 3>& grid, const std::array<std::uint32_t, 3>& block,
-                std::uint32_t shared_bytes, void** params, bool programmatic,
-                bool cooperative = false);
+                std::uint32_t shared_bytes, void** params, bool programmatic);
 
 // A failed driver call: which call, which code. Thrown only inside child processes.
 class DriverError : public std::runtime_error {
