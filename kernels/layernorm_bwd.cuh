@@ -39,9 +39,19 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   __shared__ norm::ReduceScratch<kSums> scratch_rest;
   int parity_mean = 0, parity_rest = 0;
   const bool want_partials = dgamma_partial != nullptr && dbeta_partial != nullptr;
-  // One tile: this thread's dgamma (sum 0) and dbeta (sum 1) in shared memory.
-  const norm::SharedColumnSums<T, ITEMS, 2> column_sums;
-  if (ONE && want_partials) column_sums.begin();
+  // One tile: this thread's dgamma sums in shared memory (sum 0), and its dbeta sums there too
+  // (sum 1) in fp32 or in registers in 16 bits. Why: both in shared memory move twice the row's
+  // bytes through it for each row, more than the op moves through DRAM (Nsight Compute, call
+  // 176: 1.27 M load wavefronts at bf16 8192x2048 against 0.07 M without affine parameters); with
+  // dbeta's in registers (call 177) bf16 4096x8192 took 65.4-65.5 us against 69.0-69.1 and
+  // 65536x1024 121.7-121.8 against 124.7-125.5, the rest level; fp32 spilled and lost 4-19%.
+  constexpr bool kBetaInRegisters = sizeof(T) == 2;
+  const norm::SharedColumnSums<T, ITEMS, kBetaInRegisters ? 1 : 2> column_sums;
+  norm::RegisterColumnSums<T, ITEMS, 1> beta_sums;  // only where kBetaInRegisters
+  if (ONE && want_partials) {
+    column_sums.begin();
+    if constexpr (kBetaInRegisters) beta_sums.begin();
+  }
 
   // One tile: every element of x and dy is loaded once, so it need not stay in L1 (Load::Stream).
   // Measured (reports/h200/bench-l1.txt): 16-bit rows on the 16-byte grid gain (65536x1024
@@ -215,7 +225,11 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
             norm::accumulate_partial_chunk<T>(dbeta_row, c0, cols, first_row, dyv);
           } else {
             column_sums.add(0, i, gamma_add);
-            column_sums.add(1, i, dyv);
+            if constexpr (kBetaInRegisters) {
+              beta_sums.add(0, i, dyv);
+            } else {
+              column_sums.add(1, i, dyv);
+            }
           }
         }
         norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::SkipOutside)>(
@@ -245,7 +259,11 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       float sums[ITEMS][kVec];
       column_sums.read(0, sums);
       norm::write_block_partial<T, ITEMS, SHIFTED>(dgamma_partial, d, phase, sums);
-      column_sums.read(1, sums);
+      if constexpr (kBetaInRegisters) {
+        beta_sums.read(0, sums);
+      } else {
+        column_sums.read(1, sums);
+      }
       norm::write_block_partial<T, ITEMS, SHIFTED>(dbeta_partial, d, phase, sums);
     }
   }

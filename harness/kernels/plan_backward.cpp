@@ -188,7 +188,7 @@ KernelLaunch column_sum_pair_launch(const KernelLaunch& first, DType dt,
 bool read_programmatic(VariantReader& v) { return v.get("pdl", "auto", {"auto", "0"}) == "auto"; }
 
 // Dynamic shared memory of a backward launch: add_rmsnorm_bwd (1 sum, dw) and layernorm_bwd (2,
-// dgamma and dbeta) keep a one-tile thread's weight-gradient sums there
+// dgamma and dbeta, in fp32; 1, dgamma, in 16 bits) keep a one-tile thread's weight-gradient sums there
 // (kernels/backward_common.cuh, SharedColumnSums), 16 bytes per 4 values of a thread's chunks;
 // rmsnorm_bwd keeps its one in registers (0 here). Streaming rows use none, but the kernel picks its
 // path from d alone (a shifted row may stream where the unshifted grid fits one tile), so every
@@ -416,7 +416,10 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
             i32(strides["dy"]),
             i32(strides["dx"]),
             f32(eps)};
-  set_geometry(L, g, bulk.bulk ? bulk.shared_bytes : sums_bytes_as_asked(broken, op, g, affine ? 2 : 0));
+  // The sums kept in shared memory: dgamma's and dbeta's in fp32, dgamma's alone in 16 bits
+  // (kernels/layernorm_bwd.cuh keeps dbeta's in registers there).
+  const int shared_sums = affine ? (elem == 2 ? 1 : 2) : 0;
+  set_geometry(L, g, bulk.bulk ? bulk.shared_bytes : sums_bytes_as_asked(broken, op, g, shared_sums));
   v.finish();
   L.oracle = "kernel.layernorm_bwd";
   L.scalars = {{"eps", eps}};
