@@ -13,6 +13,12 @@ void fail(const std::string& op, const std::string& message) {
   throw std::invalid_argument(op + ": " + message);
 }
 
+void narrow_by_one_warp(const std::string& op, const std::string& key, RowGeometry& g) {
+  if (g.threads_per_row <= kWarp)
+    fail(op, key + "=narrow_tile needs a row wider than one warp's tile");
+  g.threads_per_row -= kWarp;
+}
+
 VariantReader::VariantReader(std::string op, const std::map<std::string, std::string>& variant)
     : op_(std::move(op)), variant_(variant) {}
 

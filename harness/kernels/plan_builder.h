@@ -20,6 +20,10 @@ constexpr std::int64_t kMaxHiddenSize = std::int64_t{1} << 24;
 // Throws std::invalid_argument("OP: MESSAGE").
 [[noreturn]] void fail(const std::string& op, const std::string& message);
 
+// A selftest's broken launch (`key`=narrow_tile): the block one warp narrower than its tile
+// needs, so the kernel's one-tile guard must trap. A row of one warp or less has no such block.
+void narrow_by_one_warp(const std::string& op, const std::string& key, RowGeometry& g);
+
 // Reads variant keys with defaults and allowed values; finish() rejects keys nobody asked for,
 // so a misspelt key is an error rather than a silently ignored option.
 class VariantReader {

@@ -77,13 +77,13 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
       v.get("broken_phase_launch", "none", {"none", "grid_off_vec", "narrow_tile"});
   if (broken != "none" && schedule != "phase")
     fail(op, "broken_phase_launch=" + broken + " needs schedule=phase");
-  PhasePlan plan;
-  auto refuse = [&](PhasePlan p) {
+  // Every way out to another kernel: a broken launch asked of it is a plan error.
+  auto refuse = [&]() {
     if (broken != "none")
       fail(op, "broken_phase_launch=" + broken + " needs a shape schedule=phase takes");
-    return p;
+    return PhasePlan{};
   };
-  if (other_schedule || schedule != "phase") return refuse(plan);
+  if (other_schedule || schedule != "phase") return refuse();
   // One tile covers the row at any phase; rows wider than a tile of 1024 threads at the allowed
   // ITEMS take the register kernel, as schedule=staged does where it cannot apply.
   const std::int64_t chunks = row_chunks(elem_size, s.d, true);
@@ -91,14 +91,15 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
                     : auto_items > 0  ? auto_items
                     : g.streams       ? 0
                                       : g.items;
-  if (items == 0) return refuse(plan);
+  if (items == 0) return refuse();
   const std::int64_t threads = whole_warp_threads(chunks, items);
-  if (threads > 1024) return refuse(plan);
+  if (threads > 1024) return refuse();
   // The weights' slots must fit a block's shared memory (the device's opt-in maximum less the
   // kernel's static shared memory): LayerNorm fp32 rows of 32765 at ITEMS 8 need 256 KiB.
   const std::int64_t bytes = std::int64_t{std::max(weights, 1)} * items * threads * kChunkBytes;
-  if (bytes > device.shared_per_block_optin - kStaticSharedReserve) return refuse(plan);
+  if (bytes > device.shared_per_block_optin - kStaticSharedReserve) return refuse();
   const int vec = kChunkBytes / static_cast<int>(elem_size);
+  PhasePlan plan;
   plan.phase = true;
   plan.shared_bytes = static_cast<std::uint32_t>(bytes);
   g.items = items;
@@ -113,10 +114,7 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
   const std::int64_t blocks = grid == "8" ? 8 : std::min(resident / vec * vec, ceil_div(s.rows, vec) * vec);
   g.blocks = std::max<std::int64_t>(vec, blocks);
   if (broken == "grid_off_vec") g.blocks += 1;
-  if (broken == "narrow_tile") {
-    if (g.threads_per_row <= kWarp) fail(op, "broken_phase_launch=narrow_tile needs a row wider than one warp's tile");
-    g.threads_per_row -= kWarp;
-  }
+  if (broken == "narrow_tile") narrow_by_one_warp(op, "broken_phase_launch", g);
   return plan;
 }
 

@@ -87,11 +87,7 @@ StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem
   g.threads_per_row = static_cast<int>(threads);
   g.rows_per_block = 1;
   g.streams = false;
-  if (broken == "narrow_tile") {
-    if (g.threads_per_row <= kWarp)
-      throw std::invalid_argument(op + ": broken_launch=narrow_tile needs a row wider than one warp's tile");
-    g.threads_per_row -= kWarp;
-  }
+  if (broken == "narrow_tile") narrow_by_one_warp(op, "broken_launch", g);
   if (broken == "two_row_groups") g.rows_per_block = 2;
   g.blocks = blocks == "auto" ? std::max<std::int64_t>(1, std::min<std::int64_t>(s.rows, per_sm * device.sm_count))
                               : std::stoi(blocks);
