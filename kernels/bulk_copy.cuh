@@ -111,7 +111,8 @@ __device__ __forceinline__ const uint4* stage_weight(const T* w, int chunks, int
   return dst;
 }
 
-// The block's rows blockIdx.x, + gridDim.x, ... through `stages` shared-memory stages of
+// The block's rows first, + step, ... (blockIdx.x and gridDim.x, or for a block of a cluster that
+// splits its rows' columns, the cluster's index and count) through `stages` shared-memory stages of
 // `stage_bytes`: the block's k-th row goes to stage k % stages, and copy_row(stage, row, barrier)
 // starts its copies (thread 0 only). for_each_row(body) calls body(row, k) for each; the body
 // waits for its row (wait(k)) and calls refill_previous(k) after its first block-wide reduction,
@@ -131,9 +132,11 @@ struct BulkRowWalk {
   unsigned stage_bytes;
   unsigned long long* landed;
   CopyRow copy_row;
+  long long first;
+  long long step;
 
   __device__ __forceinline__ void start_copies(int k) const {
-    const long long row = blockIdx.x + static_cast<long long>(k) * gridDim.x;
+    const long long row = first + static_cast<long long>(k) * step;
     if (row >= rows) return;
     const int s = k % stages;
     bulk_arrive_expect(&landed[s], stage_bytes);
@@ -160,7 +163,7 @@ struct BulkRowWalk {
     }
     __syncthreads();
     int k = 0;
-    for (long long row = blockIdx.x; row < rows; row += gridDim.x, ++k) {
+    for (long long row = first; row < rows; row += step, ++k) {
       body(row, k);
       if (refills_at_row_end()) {
         __syncthreads();
@@ -178,7 +181,16 @@ __device__ __forceinline__ BulkRowWalk<CopyRow> bulk_row_walk(long long rows, in
                                                              unsigned stage_bytes,
                                                              unsigned long long* landed,
                                                              CopyRow copy_row) {
-  return {rows, stages, stage_bytes, landed, copy_row};
+  return {rows, stages, stage_bytes, landed, copy_row, blockIdx.x, gridDim.x};
+}
+
+template <typename CopyRow>
+__device__ __forceinline__ BulkRowWalk<CopyRow> bulk_row_walk(long long rows, int stages,
+                                                             unsigned stage_bytes,
+                                                             unsigned long long* landed,
+                                                             CopyRow copy_row, long long first,
+                                                             long long step) {
+  return {rows, stages, stage_bytes, landed, copy_row, first, step};
 }
 #endif
 

@@ -17,6 +17,7 @@
 #pragma once
 #include "backward_common.cuh"
 #include "bulk_copy.cuh"
+#include "cluster_sum.cuh"
 
 namespace ladder {
 
@@ -95,49 +96,53 @@ __device__ __forceinline__ bool backward_bulk_ok(const T* x, int x_stride, const
          dx_stride % kVec == 0 && offset_in_chunk(x) == 0 && offset_in_chunk(dy) == 0 &&
          offset_in_chunk(dx) == 0 && (gamma == nullptr || offset_in_chunk(gamma) == 0);
 }
-}  // namespace norm
 
-// THREADS: the block, one row at a time (32-1024, a multiple of 32); thread tx owns chunks
-// tx + i * THREADS, i < ITEMS, so THREADS * ITEMS * VEC >= d on the bulk path (else it traps).
-// Dynamic shared memory: STAGES * 2 * d * sizeof(T) bytes (a row of x and one of dy a stage),
-// STAGES = 1..8 (the launch's size picks it), plus d * sizeof(T) where gamma is to be staged
-// after the stages (norm::stage_weight; without that room it is read from global memory). The grid is any number of blocks; block b takes rows
-// b, b + gridDim.x, ... and writes partial row b of dgamma_partial and dbeta_partial ([gridDim.x,
-// d] fp32, nullable together: no affine parameters), every column, zeros where it took no row;
-// column_sum_pair<T> reduces them. gamma: nullable. mean, rstd: [rows] fp32 as the forward pass
-// wrote them; with either null both are recomputed from x (two-pass, with eps), else eps is not
-// used. Aliasing: dx may be x or dy (same stride): a row's copies have landed before any of its
-// outputs is written, and a copy in flight is always of a row ahead.
-// The launch bound: one chunk a thread keeps a thread at 64 registers (ptxas, sm_90: none
-// spilled), so that blocks narrower than 1024 threads share an SM; more chunks take what one
-// block an SM allows.
-template <typename T, int ITEMS, int THREADS>
-__global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
-    layernorm_bwd_bulk(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
-                       const T* gamma, const T* dy, const float* mean, const float* rstd, int rows,
-                       int d, int x_stride, int dy_stride, int dx_stride, float eps) {
+// The body of layernorm_bwd_bulk (CLUSTER 1) and layernorm_bwd_bulk_cluster: with CLUSTER > 1
+// the cluster's blocks split each of its rows' columns into CLUSTER equal slices, block rank r
+// taking slice r, and add their row sums through each other's shared memory (cluster_sum.cuh).
+template <typename T, int ITEMS, int THREADS, int CLUSTER>
+__device__ __forceinline__ void layernorm_bwd_bulk_body(
+    T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma, const T* dy,
+    const float* mean, const float* rstd, int rows, int d, int x_stride, int dy_stride,
+    int dx_stride, float eps) {
   static_assert(THREADS % 32 == 0 && THREADS >= 32 && THREADS <= 1024, "THREADS");
   static_assert(ITEMS >= 1 && ITEMS <= 4, "ITEMS");
+  static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "CLUSTER");
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
   __shared__ norm::ReduceScratch<3> scratch;  // for every reduction: 1, 2 or 3 values
   __shared__ alignas(8) unsigned long long landed[norm::kMaxBulkStages];
   extern __shared__ uint4 stage_chunks[];
   if (blockDim.x != THREADS || blockDim.y != 1) __trap();
+  // The cluster's rank of this block, and the cluster (the group of blocks sharing rows) it is in.
+  unsigned rank = 0;
+  if constexpr (CLUSTER > 1) {
+#if LADDER_CLUSTERS
+    rank = norm::cluster_rank();
+#else
+    __trap();  // clusters are sm_90's; the planner launches them nowhere else
+#endif
+  }
+  const long long group = blockIdx.x / CLUSTER;
+  const long long groups = gridDim.x / CLUSTER;
   norm::allow_dependent_launch();
   int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);
   const bool saved = mean != nullptr && rstd != nullptr;
   const bool partials = dgamma_partial != nullptr && dbeta_partial != nullptr;
-  float* dgamma_row = partials ? dgamma_partial + static_cast<long long>(blockIdx.x) * d : nullptr;
-  float* dbeta_row = partials ? dbeta_partial + static_cast<long long>(blockIdx.x) * d : nullptr;
-  const unsigned row_bytes = static_cast<unsigned>(d) * sizeof(T);
+  float* dgamma_row = partials ? dgamma_partial + group * d : nullptr;
+  float* dbeta_row = partials ? dbeta_partial + group * d : nullptr;
+  // This block's slice of every row: columns [col0, col0 + cols).
+  const int cols = d / CLUSTER;
+  const int col0 = static_cast<int>(rank) * cols;
+  const unsigned row_bytes = static_cast<unsigned>(cols) * sizeof(T);
   const int stages = norm::bulk_stages_in_launch(row_bytes, 2);
-  const bool bulk = LADDER_BULK_COPY && stages >= 1 &&
+  const bool bulk = LADDER_BULK_COPY && stages >= 1 && d % (CLUSTER * kVec) == 0 &&
                     norm::backward_bulk_ok(x, x_stride, dy, dy_stride, dx, dx_stride, d, gamma);
   if (!bulk) {
+    if (rank != 0) return;  // the element-wise path: the cluster's first block takes whole rows
     bool first = true;
-    for (long long row = blockIdx.x; row < rows; row += gridDim.x, first = false)
+    for (long long row = group; row < rows; row += groups, first = false)
       norm::layernorm_bwd_row_elementwise<T, THREADS>(
           dx + row * dx_stride, dgamma_row, dbeta_row, x + row * x_stride, gamma,
           dy + row * dy_stride, mean, rstd, row, d, eps, first, scratch, parity);
@@ -147,7 +152,10 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
     return;
   }
 #if LADDER_BULK_COPY
-  const int chunks = d / kVec;
+  // The cluster's row sums (CLUSTER > 1): this block's totals, read by the others.
+  __shared__ norm::ClusterSlots<3> slots;
+  int cluster_parity = 0;
+  const int chunks = cols / kVec;
   if (static_cast<long long>(THREADS) * ITEMS < chunks) __trap();
   bool inside[ITEMS];
   float dgamma_sum[ITEMS][kVec], dbeta_sum[ITEMS][kVec];
@@ -158,15 +166,18 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
 #pragma unroll
     for (int e = 0; e < kVec; ++e) dgamma_sum[i][e] = dbeta_sum[i][e] = 0.f;
   }
-  const uint4* gamma_chunks =
-      norm::stage_weight<T, ITEMS, THREADS>(gamma, chunks, stages, 2 * row_bytes, stage_chunks);
-  // Stage s holds a row of x (chunks [0, chunks)) and then its row of dy.
+  const uint4* gamma_chunks = norm::stage_weight<T, ITEMS, THREADS>(
+      gamma == nullptr ? nullptr : gamma + col0, chunks, stages, 2 * row_bytes, stage_chunks);
+  // Stage s holds the slice of a row of x (chunks [0, chunks)) and then its slice of dy.
   auto stage_of = [=](int s) { return stage_chunks + static_cast<long long>(s) * 2 * chunks; };
   auto copy_row = [=](int s, long long row, unsigned long long* bar) {
-    norm::bulk_copy(stage_of(s), x + row * x_stride, row_bytes, bar);
-    norm::bulk_copy(stage_of(s) + chunks, dy + row * dy_stride, row_bytes, bar);
+    norm::bulk_copy(stage_of(s), x + row * x_stride + col0, row_bytes, bar);
+    norm::bulk_copy(stage_of(s) + chunks, dy + row * dy_stride + col0, row_bytes, bar);
   };
-  const auto walk = norm::bulk_row_walk(rows, stages, 2 * row_bytes, landed, copy_row);
+  const auto walk = CLUSTER == 1
+                        ? norm::bulk_row_walk(rows, stages, 2 * row_bytes, landed, copy_row)
+                        : norm::bulk_row_walk(rows, stages, 2 * row_bytes, landed, copy_row,
+                                              group, groups);
   walk.for_each_row([&](long long row, int k) {
     const int s = k % stages;
     // The saved statistics' loads are issued before the wait, which hides them.
@@ -194,7 +205,7 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
 #pragma unroll
         for (int e = 0; e < kVec; ++e) sum_x[0] += v[e];
       }
-      norm::row_group_sum<true>(sum_x, scratch, parity);
+      norm::cluster_row_sum<CLUSTER>(sum_x, scratch, parity, slots, cluster_parity);
       st.mean = norm::mean_of(sum_x[0], d);
     }
     // g = dy * gamma for chunk i.
@@ -228,13 +239,13 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
         acc[2] = fmaf(g[e], dev, acc[2]);
       }
     }
-    norm::row_group_sum<true>(acc, scratch, parity);
+    norm::cluster_row_sum<CLUSTER>(acc, scratch, parity, slots, cluster_parity);
     walk.refill_previous(k);
     if (!saved) st.rstd = rsqrtf(norm::mean_of(acc[0], d) + eps);
     // dx = rstd * g - (rstd * mean(g) + xhat * rstd * mean(g * xhat)), as layernorm_bwd.
     const float shift_g = st.rstd * norm::mean_of(acc[1], d);
     const float slope_xhat = st.rstd * st.rstd * norm::mean_of(acc[2], d);
-    T* dxr = dx + row * static_cast<long long>(dx_stride);
+    T* dxr = dx + row * static_cast<long long>(dx_stride) + col0;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
@@ -254,8 +265,8 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
-      float4* dg = reinterpret_cast<float4*>(dgamma_row + (i * THREADS + tx) * kVec);
-      float4* db = reinterpret_cast<float4*>(dbeta_row + (i * THREADS + tx) * kVec);
+      float4* dg = reinterpret_cast<float4*>(dgamma_row + col0 + (i * THREADS + tx) * kVec);
+      float4* db = reinterpret_cast<float4*>(dbeta_row + col0 + (i * THREADS + tx) * kVec);
 #pragma unroll
       for (int q = 0; q < kVec / 4; ++q) {
         dg[q] = make_float4(dgamma_sum[i][4 * q], dgamma_sum[i][4 * q + 1],
@@ -265,7 +276,55 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
       }
     }
   }
+#if LADDER_CLUSTERS
+  // No block leaves while another may still read its slots.
+  if constexpr (CLUSTER > 1) norm::cluster_barrier();
 #endif
+#endif
+}
+
+}  // namespace norm
+
+// THREADS: the block, one row at a time (32-1024, a multiple of 32); thread tx owns chunks
+// tx + i * THREADS, i < ITEMS, so THREADS * ITEMS * VEC >= d on the bulk path (else it traps).
+// Dynamic shared memory: STAGES * 2 * d * sizeof(T) bytes (a row of x and one of dy a stage),
+// STAGES = 1..8 (the launch's size picks it), plus d * sizeof(T) where gamma is to be staged
+// after the stages (norm::stage_weight; without that room it is read from global memory). The grid is any number of blocks; block b takes rows
+// b, b + gridDim.x, ... and writes partial row b of dgamma_partial and dbeta_partial ([gridDim.x,
+// d] fp32, nullable together: no affine parameters), every column, zeros where it took no row;
+// column_sum_pair<T> reduces them. gamma: nullable. mean, rstd: [rows] fp32 as the forward pass
+// wrote them; with either null both are recomputed from x (two-pass, with eps), else eps is not
+// used. Aliasing: dx may be x or dy (same stride): a row's copies have landed before any of its
+// outputs is written, and a copy in flight is always of a row ahead.
+// The launch bound: one chunk a thread keeps a thread at 64 registers (ptxas, sm_90: none
+// spilled), so that blocks narrower than 1024 threads share an SM; more chunks take what one
+// block an SM allows.
+template <typename T, int ITEMS, int THREADS>
+__global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
+    layernorm_bwd_bulk(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
+                       const T* gamma, const T* dy, const float* mean, const float* rstd, int rows,
+                       int d, int x_stride, int dy_stride, int dx_stride, float eps) {
+  norm::layernorm_bwd_bulk_body<T, ITEMS, THREADS, 1>(dx, dgamma_partial, dbeta_partial, x, gamma,
+                                                      dy, mean, rstd, rows, d, x_stride,
+                                                      dy_stride, dx_stride, eps);
+}
+
+// The same with each row split over a cluster of CLUSTER blocks (2 or 4; sm_90 and later): block
+// rank r of cluster c takes columns [r * d / CLUSTER, (r + 1) * d / CLUSTER) of rows c, c + C, ...
+// (C = gridDim.x / CLUSTER clusters) and writes that slice of partial row c, so the partial rows
+// are C, not gridDim.x. The grid must be a whole number of clusters (the launch fails otherwise);
+// the bulk path also needs d a multiple of CLUSTER chunks, and THREADS * ITEMS * VEC >= d / CLUSTER.
+// Dynamic shared memory: as above with d / CLUSTER for d.
+template <typename T, int ITEMS, int THREADS, int CLUSTER>
+__global__ void LADDER_CLUSTER_DIMS(CLUSTER)
+    __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
+    layernorm_bwd_bulk_cluster(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
+                               const T* gamma, const T* dy, const float* mean, const float* rstd,
+                               int rows, int d, int x_stride, int dy_stride, int dx_stride,
+                               float eps) {
+  norm::layernorm_bwd_bulk_body<T, ITEMS, THREADS, CLUSTER>(dx, dgamma_partial, dbeta_partial, x,
+                                                            gamma, dy, mean, rstd, rows, d,
+                                                            x_stride, dy_stride, dx_stride, eps);
 }
 
 }  // namespace ladder

@@ -189,8 +189,23 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"strided", "odd"}},
             {{"schedule", "bulk"}, {"strided", "odd"}, {"stats", "recompute"}, {"pdl", "0"}},
             {{"schedule", "bulk"}, {"bulk_grid", "3"}},
-            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"stats", "recompute"}}};
+            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"stats", "recompute"}},
+            // bulk_cluster: each row split over a cluster of 2 or 4 blocks, which add their row
+            // sums through each other's shared memory; three clusters walking many rows each;
+            // odd strides take the element-wise path in each cluster's first block.
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "4"}, {"stats", "recompute"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"affine", "0"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "4"}, {"bulk_grid", "3"}, {"strided", "1"}}};
   return {};
+}
+
+// Shapes a variant adds to the small ones: the clusters' bulk path needs rows a whole number of
+// cluster-wide chunks, which the small shapes give only at 32768 and 65536 with two or three rows.
+std::vector<std::pair<std::int64_t, std::int64_t>> extra_shapes_of(const Variant& v) {
+  if (v.count("bulk_cluster") == 0) return {};
+  return {{67, 4096}, {67, 16384}, {67, 32768}};
 }
 
 std::string variant_text(const Variant& v) {
@@ -260,7 +275,11 @@ std::vector<Rung> grid_rungs(const std::vector<std::string>& ops, const std::str
       rungs.back().adds = "eps = 0.1: catches eps dropped or outside the sqrt";
       std::vector<Case> small;
       for (auto [rows, d] : kSmallShapes) small.push_back({{"rows", rows}, {"d", d}});
-      for (const auto& v : variants_of(op)) rungs.push_back(kernel_rung(op, dt, v, small, 1e-6));
+      for (const auto& v : variants_of(op)) {
+        std::vector<Case> cases = small;
+        for (auto [rows, d] : extra_shapes_of(v)) cases.push_back({{"rows", rows}, {"d", d}});
+        rungs.push_back(kernel_rung(op, dt, v, cases, 1e-6));
+      }
     }
   return rungs;
 }

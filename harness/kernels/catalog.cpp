@@ -142,14 +142,20 @@ std::vector<KernelRef> all_specializations() {
           if ((combo.count("shift") && combo.at("shift") != "0") ||
               (combo.count("stats") && combo.at("stats") != "saved"))
             continue;
+          // layernorm_bwd's rows split over clusters of 2 and 4 blocks: their own entry.
+          const std::vector<std::string> clusters =
+              e.name == "layernorm_bwd" ? std::vector<std::string>{"1", "2", "4"}
+                                        : std::vector<std::string>{"1"};
           for (const char* items : {"1", "2", "4"})
-            for (const char* threads : {"32", "64", "128", "256", "512", "1024"}) {
-              auto v = combo;
-              v.erase("shift");
-              v["bulk_items"] = items;
-              v["bulk_threads"] = threads;
-              out.push_back({e.name, dt, v});
-            }
+            for (const char* threads : {"32", "64", "128", "256", "512", "1024"})
+              for (const auto& cluster : clusters) {
+                auto v = combo;
+                v.erase("shift");
+                v["bulk_items"] = items;
+                v["bulk_threads"] = threads;
+                if (cluster != "1") v["bulk_cluster"] = cluster;
+                out.push_back({e.name, dt, v});
+              }
           continue;
         }
         // schedule=warp: one instantiation per ITEMS, on the 16-byte grid or off it.

@@ -147,9 +147,12 @@ BulkPlan read_bulk_schedule(VariantReader& v, const std::string& op, std::size_t
   return bulk;
 }
 
+// The bulk kernel's entry; a plan with clusters takes its _cluster entry, with their size last.
 std::string bulk_entry(const std::string& kernel, DType dt, const BulkPlan& bulk) {
-  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(bulk.items) +
-         ", " + std::to_string(bulk.threads) + ">";
+  return "ladder::" + kernel + (bulk.cluster > 1 ? "_cluster" : "") + "<" +
+         dtype_template_name(dt) + ", " + std::to_string(bulk.items) + ", " +
+         std::to_string(bulk.threads) +
+         (bulk.cluster > 1 ? ", " + std::to_string(bulk.cluster) : "") + ">";
 }
 
 // The final reduce of one weight gradient: out[c] = sum of `parts` partial rows. programmatic:
@@ -380,7 +383,9 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, affine, strides, forced, shift, broken,
                                            device, plan);
   const RowGeometry& g = plan.g;
-  const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
+  // One partial row a block, or a cluster when its blocks split the rows' columns.
+  const std::int64_t partial_rows = g.blocks / (bulk.bulk ? bulk.cluster : 1);
+  const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
 
   KernelLaunch L;
   L.source = source_path(bulk.bulk ? "layernorm_bwd_bulk.cuh" : "layernorm_bwd.cuh");
@@ -399,7 +404,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
     L.buffers.push_back(vector("dgamma", BufferRole::Output, ref.dtype, s.d, "normal"));
     L.buffers.push_back(vector("dbeta", BufferRole::Output, ref.dtype, s.d, "normal"));
     for (const char* name : {"dgamma_partial", "dbeta_partial"})
-      L.buffers.push_back(matrix(name, BufferRole::Scratch, DType::F32, g.blocks, s.d, s.d,
+      L.buffers.push_back(matrix(name, BufferRole::Scratch, DType::F32, partial_rows, s.d, s.d,
                                  "constant:0"));
   }
   L.args = {pointer("dx"),

@@ -23,8 +23,14 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
                             bool auto_free, const DeviceLimits& device, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "bulk"});
   const BulkKeys keys = read_bulk_keys(v, op, schedule == "bulk");
+  // bulk_cluster (layernorm_bwd): the blocks of a cluster that split each row's columns.
+  const std::string cluster_key = op == "layernorm_bwd"
+                                      ? v.get("bulk_cluster", "auto", {"auto", "1", "2", "4"})
+                                      : "auto";
+  if (cluster_key != "auto" && schedule != "bulk")
+    fail(op, "bulk_cluster=" + cluster_key + " needs schedule=bulk");
   BulkPlan plan;
-  const std::int64_t chunks = row_chunks(elem_size, s.d, false);
+  const std::int64_t row_chunk_count = row_chunks(elem_size, s.d, false);
   // auto: where the register kernel streams its rows (wider than 512 threads x 16 values), on the
   // bulk path at auto's ITEMS and block. The streamed register kernel adds each row into its
   // block's partial rows in global memory, and reads the row twice: bf16 2048x16384 took 718-720
@@ -35,14 +41,28 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   // Rows the bulk path can serve, given a block that covers them: on the 16-byte grid, d a whole
   // number of chunks, and one stage within a block's shared memory. Anything else runs the
   // kernel's element-by-element path, which takes no shared memory.
-  const std::int64_t stage_bytes = tensors * s.d * static_cast<std::int64_t>(elem_size);
+  // auto's cluster: two blocks a row where one block would hold more than 2048 chunks of it
+  // (layernorm_bwd at 16-bit d = 32768 or fp32 16384), whose dgamma and dbeta sums would take
+  // all 64 registers of its 1024 threads; each of two holds half.
+  const bool splits = row_chunk_count > 2048 && row_chunk_count % 2 == 0;
+  plan.cluster = cluster_key != "auto" ? std::stoi(cluster_key)
+                 : op == "layernorm_bwd" && splits ? 2
+                                                    : 1;
+  // A block's slice of the row: the whole row, or 1 / cluster of it.
+  const std::int64_t cols = s.d / plan.cluster;
+  const std::int64_t chunks = row_chunk_count / plan.cluster;
+  const std::int64_t stage_bytes = tensors * cols * static_cast<std::int64_t>(elem_size);
   const bool rows_on_path = !misaligned &&
-                            s.d * static_cast<std::int64_t>(elem_size) % kChunkBytes == 0 &&
+                            s.d * static_cast<std::int64_t>(elem_size) % (kChunkBytes * plan.cluster) == 0 &&
                             stage_bytes > 0 &&
                             stage_bytes <= device.shared_per_block_optin - kStaticSharedReserve;
   const bool taken_by_auto = schedule == "auto" && auto_free && g.streams &&
-                             device.compute_capability >= 90 && rows_on_path && chunks <= 4 * 1024;
-  if (schedule != "bulk" && !taken_by_auto) return plan;
+                             device.compute_capability >= 90 && rows_on_path &&
+                             row_chunk_count <= 4 * 1024;
+  if (schedule != "bulk" && !taken_by_auto) {
+    plan.cluster = 1;
+    return plan;
+  }
   require_bulk_copies(op, device);
   plan.bulk = true;
   // ITEMS: pinned, or one chunk a thread up to 1024 chunks, else four (512 threads up to 2048
@@ -65,7 +85,7 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
     // The weight row (gamma, w) goes after the stages where it fits (norm::stage_weight): auto
     // gives it the last stage where two or more remain beside it; else the kernel reads it from
     // global memory at each use, 13% slower (rmsnorm_bwd bf16 2048x16384, call 156).
-    const std::int64_t weight_bytes = weighted ? s.d * static_cast<std::int64_t>(elem_size) : 0;
+    const std::int64_t weight_bytes = weighted ? cols * static_cast<std::int64_t>(elem_size) : 0;
     const std::int64_t room = bulk_room(device, per_sm);
     const std::int64_t beside = std::min<std::int64_t>(plan.stages, (room - weight_bytes) / stage_bytes);
     const bool weight_staged = weighted && (keys.stages != "auto"

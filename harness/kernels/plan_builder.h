@@ -249,6 +249,9 @@ inline const std::set<std::string> kScheduleNeutralKeys{"weight", "inplace", "st
 struct BulkPlan {
   bool bulk = false;
   int threads = 0, items = 0, stages = 0;
+  // Blocks of a thread-block cluster that split each row's columns (layernorm_bwd_bulk_cluster);
+  // 1: a block takes whole rows. The grid is then a whole number of clusters.
+  int cluster = 1;
   std::uint32_t shared_bytes = 0;
 };
 inline constexpr int kBulkMaxStages = 8;  // norm::kMaxBulkStages
@@ -305,7 +308,8 @@ int bulk_stage_count(const std::string& op, const std::string& stages_key,
 // The dynamic shared memory a block may take with per_sm blocks an SM.
 std::int64_t bulk_room(const DeviceLimits& device, std::int64_t per_sm);
 // A bulk-copy launch's geometry: one row at a time in blocks of plan.threads, on a grid of the
-// resident blocks (per_sm an SM) or, with bulk_grid=3 (grid_key), three; never more than the rows.
+// resident blocks (per_sm an SM) or, with bulk_grid=3 (grid_key), three; never more than the rows
+// (with plan.cluster > 1: that many clusters, each of plan.cluster blocks).
 void set_bulk_geometry(const BulkPlan& plan, std::int64_t per_sm, const Shape& s,
                        const std::string& grid_key, const DeviceLimits& device, RowGeometry& g);
 // schedule=auto|regs|bulk for the backward ops (plan_backward_bulk.cpp): bulk takes

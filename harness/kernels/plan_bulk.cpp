@@ -91,8 +91,10 @@ void set_bulk_geometry(const BulkPlan& plan, std::int64_t per_sm, const Shape& s
   g.rows_per_block = 1;
   g.streams = false;
   const std::int64_t rows = std::max<std::int64_t>(1, s.rows);
-  g.blocks = grid_key == "3" ? std::min<std::int64_t>(rows, 3)
-                             : std::min<std::int64_t>(rows, device.sm_count * per_sm);
+  const std::int64_t resident_clusters =
+      std::max<std::int64_t>(1, device.sm_count * per_sm / plan.cluster);
+  g.blocks = plan.cluster * (grid_key == "3" ? std::min<std::int64_t>(rows, 3)
+                                             : std::min<std::int64_t>(rows, resident_clusters));
 }
 
 bool bulk_auto(VariantReader& v, const std::string& op, DType dt, const Shape& s, bool misaligned,
