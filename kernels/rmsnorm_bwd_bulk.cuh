@@ -17,6 +17,7 @@
 #pragma once
 #include "backward_common.cuh"
 #include "bulk_copy.cuh"
+#include "cluster_sum.cuh"
 
 namespace ladder {
 namespace norm {
@@ -60,8 +61,11 @@ __device__ __forceinline__ void rms_bwd_row_elementwise(T* dxr, T* drr, float* d
   }
 }
 
-// The shared body of rmsnorm_bwd_bulk (FUSED false: r, dh, dr null) and add_rmsnorm_bwd_bulk.
-template <typename T, int ITEMS, int THREADS, bool FUSED>
+// The shared body of rmsnorm_bwd_bulk (FUSED false: r, dh, dr null) and add_rmsnorm_bwd_bulk,
+// and of their _cluster entries: with CLUSTER > 1 the cluster's blocks split each of its rows'
+// columns into CLUSTER equal slices, block rank r taking slice r, and add their row sums through
+// each other's shared memory (cluster_sum.cuh), as layernorm_bwd_bulk_cluster does.
+template <typename T, int ITEMS, int THREADS, bool FUSED, int CLUSTER>
 __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, const T* x,
                                              const T* r, const T* w, const T* dy, const T* dh,
                                              int rows, int d, int x_stride, int r_stride,
@@ -69,32 +73,49 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
                                              int dr_stride, float eps, float w_offset) {
   static_assert(THREADS % 32 == 0 && THREADS >= 32 && THREADS <= 1024, "THREADS");
   static_assert(ITEMS >= 1 && ITEMS <= 4, "ITEMS");
+  static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "CLUSTER");
   using E = Elem<T>;
   constexpr int kVec = E::kVec;
   __shared__ ReduceScratch<2> scratch;
   __shared__ alignas(8) unsigned long long landed[kMaxBulkStages];
   extern __shared__ uint4 stage_chunks[];
   if (blockDim.x != THREADS || blockDim.y != 1) __trap();
+  // The cluster's rank of this block, and the cluster (the group of blocks sharing rows) it is in.
+  unsigned rank = 0;
+  if constexpr (CLUSTER > 1) {
+#if LADDER_CLUSTERS
+    rank = cluster_rank();
+#else
+    __trap();  // clusters are sm_90's; the planner launches them nowhere else
+#endif
+  }
+  const long long group = blockIdx.x / CLUSTER;
+  const long long groups = gridDim.x / CLUSTER;
   allow_dependent_launch();
   int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);
-  float* dw_row = dw_partial != nullptr ? dw_partial + static_cast<long long>(blockIdx.x) * d : nullptr;
+  float* dw_row = dw_partial != nullptr ? dw_partial + group * d : nullptr;
   const bool with_dh = FUSED && dh != nullptr;
   // The rows a stage holds: x, [r], dy, [dh].
   const int tensors = FUSED ? (with_dh ? 4 : 3) : 2;
-  const unsigned row_bytes = static_cast<unsigned>(d) * sizeof(T);
+  // This block's slice of every row: columns [col0, col0 + cols).
+  const int cols = d / CLUSTER;
+  const int col0 = static_cast<int>(rank) * cols;
+  const unsigned row_bytes = static_cast<unsigned>(cols) * sizeof(T);
   const int stages = bulk_stages_in_launch(row_bytes, tensors);
   auto on_grid = [&](const void* p, int stride) {
     return p == nullptr || (offset_in_chunk(p) == 0 && stride % kVec == 0);
   };
-  const bool bulk = LADDER_BULK_COPY && stages >= 1 && d % kVec == 0 && on_grid(x, x_stride) &&
+  const bool bulk = LADDER_BULK_COPY && stages >= 1 && d % (CLUSTER * kVec) == 0 &&
+                    on_grid(x, x_stride) &&
                     on_grid(dy, dy_stride) && on_grid(dx, dx_stride) &&
                     (!FUSED || (on_grid(r, r_stride) && on_grid(dh, dh_stride) &&
                                 on_grid(dr, dr_stride))) &&
                     on_grid(w, 0);
   if (!bulk) {
+    if (rank != 0) return;  // the element-wise path: the cluster's first block takes whole rows
     bool first = true;
-    for (long long row = blockIdx.x; row < rows; row += gridDim.x, first = false)
+    for (long long row = group; row < rows; row += groups, first = false)
       rms_bwd_row_elementwise<T, THREADS, FUSED>(
           dx + row * dx_stride, FUSED && dr != nullptr ? dr + row * dr_stride : nullptr, dw_row,
           x + row * x_stride, FUSED ? r + row * r_stride : nullptr, w, dy + row * dy_stride,
@@ -105,7 +126,10 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
     return;
   }
 #if LADDER_BULK_COPY
-  const int chunks = d / kVec;
+  // The cluster's row sums (CLUSTER > 1): this block's totals, read by the others.
+  __shared__ ClusterSlots<2> slots;
+  int cluster_parity = 0;
+  const int chunks = cols / kVec;
   if (static_cast<long long>(THREADS) * ITEMS < chunks) __trap();
   bool inside[ITEMS];
   float dw_sum[ITEMS][kVec];
@@ -116,20 +140,23 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
 #pragma unroll
     for (int e = 0; e < kVec; ++e) dw_sum[i][e] = 0.f;
   }
-  const uint4* w_chunks =
-      stage_weight<T, ITEMS, THREADS>(w, chunks, stages, tensors * row_bytes, stage_chunks);
+  const uint4* w_chunks = stage_weight<T, ITEMS, THREADS>(
+      w == nullptr ? nullptr : w + col0, chunks, stages, tensors * row_bytes, stage_chunks);
   constexpr int kDy = FUSED ? 2 : 1;  // the tensors' places in a stage: x, [r], dy, [dh]
   constexpr int kDh = 3;
   auto slot = [=](int s, int tensor) {
     return stage_chunks + (static_cast<long long>(s) * tensors + tensor) * chunks;
   };
   auto copy_row = [=](int s, long long row, unsigned long long* bar) {
-    bulk_copy(slot(s, 0), x + row * x_stride, row_bytes, bar);
-    if constexpr (FUSED) bulk_copy(slot(s, 1), r + row * r_stride, row_bytes, bar);
-    bulk_copy(slot(s, kDy), dy + row * dy_stride, row_bytes, bar);
-    if (with_dh) bulk_copy(slot(s, kDh), dh + row * dh_stride, row_bytes, bar);
+    bulk_copy(slot(s, 0), x + row * x_stride + col0, row_bytes, bar);
+    if constexpr (FUSED) bulk_copy(slot(s, 1), r + row * r_stride + col0, row_bytes, bar);
+    bulk_copy(slot(s, kDy), dy + row * dy_stride + col0, row_bytes, bar);
+    if (with_dh) bulk_copy(slot(s, kDh), dh + row * dh_stride + col0, row_bytes, bar);
   };
-  const auto walk = bulk_row_walk(rows, stages, tensors * row_bytes, landed, copy_row);
+  const auto walk =
+      CLUSTER == 1 ? bulk_row_walk(rows, stages, tensors * row_bytes, landed, copy_row)
+                   : bulk_row_walk(rows, stages, tensors * row_bytes, landed, copy_row, group,
+                                   groups);
   walk.for_each_row([&](long long row, int k) {
     const int s = k % stages;
     walk.wait(k);
@@ -172,12 +199,12 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
         sums[1] = fmaf(g[e], sv[e], sums[1]);
       }
     }
-    row_group_sum<true>(sums, scratch, parity);
+    cluster_row_sum<CLUSTER>(sums, scratch, parity, slots, cluster_parity);
     walk.refill_previous(k);
     const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
     const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
-    T* dxr = dx + row * static_cast<long long>(dx_stride);
-    T* drr = FUSED && dr != nullptr ? dr + row * static_cast<long long>(dr_stride) : nullptr;
+    T* dxr = dx + row * static_cast<long long>(dx_stride) + col0;
+    T* drr = FUSED && dr != nullptr ? dr + row * static_cast<long long>(dr_stride) + col0 : nullptr;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
@@ -200,13 +227,17 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
-      float4* out = reinterpret_cast<float4*>(dw_row + (i * THREADS + tx) * kVec);
+      float4* out = reinterpret_cast<float4*>(dw_row + col0 + (i * THREADS + tx) * kVec);
 #pragma unroll
       for (int q = 0; q < kVec / 4; ++q)
         out[q] = make_float4(dw_sum[i][4 * q], dw_sum[i][4 * q + 1], dw_sum[i][4 * q + 2],
                              dw_sum[i][4 * q + 3]);
     }
   }
+#if LADDER_CLUSTERS
+  // No block leaves while another may still read its slots.
+  if constexpr (CLUSTER > 1) cluster_barrier();
+#endif
 #endif
 }
 
@@ -223,9 +254,27 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
     rmsnorm_bwd_bulk(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows,
                      int d, int x_stride, int dy_stride, int dx_stride, float eps,
                      float w_offset) {
-  norm::rms_bwd_bulk<T, ITEMS, THREADS, false>(dx, nullptr, dw_partial, x, nullptr, w, dy,
-                                               nullptr, rows, d, x_stride, 0, dy_stride, 0,
-                                               dx_stride, 0, eps, w_offset);
+  norm::rms_bwd_bulk<T, ITEMS, THREADS, false, 1>(dx, nullptr, dw_partial, x, nullptr, w, dy,
+                                                  nullptr, rows, d, x_stride, 0, dy_stride, 0,
+                                                  dx_stride, 0, eps, w_offset);
+}
+
+// The same with each row split over a cluster of CLUSTER blocks (2 or 4; sm_90 and later), as
+// layernorm_bwd_bulk_cluster: block rank r of cluster c takes columns [r * d / CLUSTER,
+// (r + 1) * d / CLUSTER) of rows c, c + C, ... (C = gridDim.x / CLUSTER clusters) and writes that
+// slice of partial row c (dw_partial: [C, d]). The grid must be a whole number of clusters; the
+// bulk path also needs d a multiple of CLUSTER chunks, and THREADS * ITEMS * VEC >= d / CLUSTER.
+// Dynamic shared memory: as above with d / CLUSTER for d.
+template <typename T, int ITEMS, int THREADS, int CLUSTER>
+__global__ void LADDER_CLUSTER_DIMS(CLUSTER)
+    __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
+    rmsnorm_bwd_bulk_cluster(T* dx, float* dw_partial, const T* x, const T* w, const T* dy,
+                             int rows, int d, int x_stride, int dy_stride, int dx_stride,
+                             float eps, float w_offset) {
+  norm::rms_bwd_bulk<T, ITEMS, THREADS, false, CLUSTER>(dx, nullptr, dw_partial, x, nullptr, w,
+                                                        dy, nullptr, rows, d, x_stride, 0,
+                                                        dy_stride, 0, dx_stride, 0, eps,
+                                                        w_offset);
 }
 
 // add_rmsnorm_bwd's arguments and results; a stage holds rows of x, r, dy and dh (where given):
@@ -237,9 +286,23 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
                          const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
                          int dy_stride, int dh_stride, int dx_stride, int dr_stride, float eps,
                          float w_offset) {
-  norm::rms_bwd_bulk<T, ITEMS, THREADS, true>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
-                                              x_stride, r_stride, dy_stride, dh_stride, dx_stride,
-                                              dr_stride, eps, w_offset);
+  norm::rms_bwd_bulk<T, ITEMS, THREADS, true, 1>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
+                                                 x_stride, r_stride, dy_stride, dh_stride,
+                                                 dx_stride, dr_stride, eps, w_offset);
+}
+
+// add_rmsnorm_bwd_bulk with each row split over a cluster, as rmsnorm_bwd_bulk_cluster.
+template <typename T, int ITEMS, int THREADS, int CLUSTER>
+__global__ void LADDER_CLUSTER_DIMS(CLUSTER)
+    __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
+    add_rmsnorm_bwd_bulk_cluster(T* dx, T* dr, float* dw_partial, const T* x, const T* r,
+                                 const T* w, const T* dy, const T* dh, int rows, int d,
+                                 int x_stride, int r_stride, int dy_stride, int dh_stride,
+                                 int dx_stride, int dr_stride, float eps, float w_offset) {
+  norm::rms_bwd_bulk<T, ITEMS, THREADS, true, CLUSTER>(dx, dr, dw_partial, x, r, w, dy, dh, rows,
+                                                       d, x_stride, r_stride, dy_stride,
+                                                       dh_stride, dx_stride, dr_stride, eps,
+                                                       w_offset);
 }
 
 }  // namespace ladder

@@ -221,17 +221,21 @@ TEST_CASE("schedule=bulk for rmsnorm_bwd and add_rmsnorm_bwd: every input row st
   CHECK(first("rmsnorm_bwd", DType::BF16, 2048, 16384, {{"weight", "none"}}).shared_bytes == 3u * 2 * 16384 * 2);
   CHECK(find_buffer(rms, "dw_partial")->rows == rms.grid[0]);
   // add_rmsnorm_bwd: x, r and dy a stage (two fit), and dh too where given (one fits); the
-  // weight's row beside them, but not where it would take the only stage (fp32 d = 16384: one
-  // stage of 192 KiB and a 64 KiB row).
+  // weight's row beside them, but not where it would take the only stage (fp32 d = 16384 in
+  // one block: one stage of 192 KiB and a 64 KiB row). auto splits that row over a cluster of
+  // two blocks (test_cluster_plans.cpp), each with two 96 KiB stages and its 32 KiB of weight.
   const auto add = first("add_rmsnorm_bwd", DType::BF16, 2048, 16384);
   CHECK(add.entry == "ladder::add_rmsnorm_bwd_bulk<__nv_bfloat16, 4, 512>");
   CHECK(add.shared_bytes == 2u * 3 * 16384 * 2 + 16384 * 2);
   CHECK(first("add_rmsnorm_bwd", DType::BF16, 2048, 16384, {{"dh", "1"}}).shared_bytes == 1u * 4 * 16384 * 2 + 16384 * 2);
-  CHECK(first("add_rmsnorm_bwd", DType::F32, 1024, 16384).shared_bytes == 1u * 3 * 16384 * 4);
-  // Four rows of 64 KiB exceed a block: auto keeps the register kernel; asked for, no stages
-  // (the element-by-element path).
-  CHECK(first("add_rmsnorm_bwd", DType::BF16, 64, 32768, {{"dh", "1"}}).entry.find("_bulk") == std::string::npos);
-  CHECK(first("add_rmsnorm_bwd", DType::BF16, 64, 32768, {{"dh", "1"}, {"schedule", "bulk"}}).shared_bytes == 0);
+  CHECK(first("add_rmsnorm_bwd", DType::F32, 1024, 16384, {{"schedule", "bulk"}, {"bulk_cluster", "1"}}).shared_bytes ==
+        1u * 3 * 16384 * 4);
+  CHECK(first("add_rmsnorm_bwd", DType::F32, 1024, 16384).shared_bytes == 2u * 3 * 8192 * 4 + 8192 * 4);
+  // Four rows of 64 KiB exceed a block: one block a row gets no stages (the element-by-element
+  // path); auto splits the row over two blocks, one stage of four 32 KiB rows each.
+  CHECK(first("add_rmsnorm_bwd", DType::BF16, 64, 32768, {{"dh", "1"}, {"schedule", "bulk"}, {"bulk_cluster", "1"}})
+            .shared_bytes == 0);
+  CHECK(first("add_rmsnorm_bwd", DType::BF16, 64, 32768, {{"dh", "1"}}).shared_bytes == 1u * 4 * 16384 * 2 + 16384 * 2);
   // One tile holds the row: the register kernel.
   CHECK(first("rmsnorm_bwd", DType::BF16, 4096, 8192).entry == "ladder::rmsnorm_bwd<__nv_bfloat16, 2>");
   CHECK(first("add_rmsnorm_bwd", DType::F32, 16384, 4096).entry == "ladder::add_rmsnorm_bwd<float, 4>");

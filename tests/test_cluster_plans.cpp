@@ -90,10 +90,41 @@ TEST_CASE("layernorm_bwd: bulk_cluster pins the cluster, the grid stays whole cl
   const auto narrow = bulk(DType::BF16, 83, 8, {{"bulk_cluster", "2"}});
   CHECK(narrow.front().shared_bytes == 0);
   CHECK(narrow.front().grid[0] % 2 == 0);
-  // Refused: without schedule=bulk, an unknown size, and on the ops without the cluster kernel.
+  // Refused: without schedule=bulk, an unknown size, and on the forward op (no cluster kernel).
   CHECK_THROWS_AS(layernorm_bwd(DType::BF16, 2048, 16384, {{"bulk_cluster", "2"}}), std::invalid_argument);
   CHECK_THROWS_AS(bulk(DType::BF16, 2048, 16384, {{"bulk_cluster", "3"}}), std::invalid_argument);
-  CHECK_THROWS_AS(plan_checked({"rmsnorm_bwd", DType::BF16, {{"schedule", "bulk"}, {"bulk_cluster", "2"}}},
+  CHECK_THROWS_AS(plan_checked({"layernorm", DType::BF16, {{"schedule", "bulk"}, {"bulk_cluster", "2"}}},
                                {{"rows", 2048}, {"d", 16384}}),
                   std::invalid_argument);
+}
+
+TEST_CASE("rmsnorm_bwd and add_rmsnorm_bwd: the same split, one dw partial row a cluster", "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto plan = [](const std::string& op, DType dt, std::int64_t rows, std::int64_t d,
+                 std::map<std::string, std::string> v = {}) {
+    return plan_checked({op, dt, v}, {{"rows", rows}, {"d", d}});
+  };
+  auto dw_parts = [](const std::vector<KernelLaunch>& p) {
+    REQUIRE(p.size() == 2);
+    CHECK(find_buffer(p.front(), "dw_partial")->rows == static_cast<std::int64_t>(p[1].args[2].value));
+    return p[1].args[2].value;  // column_sum's parts
+  };
+  // bf16 d = 32768: two blocks a row of 2048 chunks each, three stages of x and dy slices.
+  const auto rms = plan("rmsnorm_bwd", DType::BF16, 1024, 32768);
+  CHECK(rms.front().entry == "ladder::rmsnorm_bwd_bulk_cluster<__nv_bfloat16, 4, 512, 2>");
+  CHECK(rms.front().grid[0] == 132);
+  CHECK(rms.front().shared_bytes == 3u * 2 * 16384 * 2 + 16384 * 2);
+  CHECK(dw_parts(rms) == 66.0);
+  const auto add = plan("add_rmsnorm_bwd", DType::F32, 1024, 16384);
+  CHECK(add.front().entry == "ladder::add_rmsnorm_bwd_bulk_cluster<float, 4, 512, 2>");
+  CHECK(dw_parts(add) == 66.0);
+  // Four blocks, pinned; three clusters for tests.
+  const auto four = plan("rmsnorm_bwd", DType::BF16, 67, 16384,
+                         {{"schedule", "bulk"}, {"bulk_cluster", "4"}, {"bulk_grid", "3"}});
+  CHECK(four.front().entry == "ladder::rmsnorm_bwd_bulk_cluster<__nv_bfloat16, 1, 512, 4>");
+  CHECK(four.front().grid[0] == 12);
+  CHECK(dw_parts(four) == 3.0);
+  // 2048 chunks: one block a row.
+  CHECK(plan("rmsnorm_bwd", DType::BF16, 2048, 16384).front().entry ==
+        "ladder::rmsnorm_bwd_bulk<__nv_bfloat16, 4, 512>");
 }

@@ -167,7 +167,11 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"weight", "gemma"}, {"strided", "1"}},
             {{"schedule", "bulk"}, {"weight", "none"}}, {{"schedule", "bulk"}, {"strided", "odd"}},
             {{"schedule", "bulk"}, {"bulk_grid", "3"}},
-            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"pdl", "0"}}};
+            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"pdl", "0"}},
+            // bulk_cluster: as layernorm_bwd's.
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "4"}, {"bulk_grid", "3"}, {"weight", "gemma"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}, {"weight", "none"}}};
   if (op == "add_rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}},
             {{"shift", "1"}},
@@ -176,7 +180,11 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"write_dr", "0"}, {"strided", "1"}},
             {{"schedule", "bulk"}, {"dh", "1"}, {"strided", "odd"}, {"weight", "none"}},
             {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"dh", "1"}},
-            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"write_dr", "0"}}};
+            {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"write_dr", "0"}},
+            // bulk_cluster: as layernorm_bwd's.
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"dh", "1"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "4"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"write_dr", "0"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}}};
   if (op == "layernorm_bwd")
     return {{{"affine", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}}, {{"shift", "1"}},
             {{"stats", "recompute"}}, {{"stats", "recompute"}, {"strided", "odd"}},

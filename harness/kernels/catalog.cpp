@@ -136,16 +136,16 @@ std::vector<KernelRef> all_specializations() {
             }
           continue;
         }
-        // schedule=bulk: one instantiation per ITEMS and block width (layernorm_bwd's serves
-        // either statistics, and has no shifted build).
+        // schedule=bulk: one instantiation per ITEMS, block width and (backward) cluster;
+        // layernorm_bwd's serves either statistics, and has no shifted build.
         if (combo.count("schedule") && combo.at("schedule") == "bulk") {
           if ((combo.count("shift") && combo.at("shift") != "0") ||
               (combo.count("stats") && combo.at("stats") != "saved"))
             continue;
-          // layernorm_bwd's rows split over clusters of 2 and 4 blocks: their own entry.
+          // The backward's rows split over clusters of 2 and 4 blocks: their own entries.
           const std::vector<std::string> clusters =
-              e.name == "layernorm_bwd" ? std::vector<std::string>{"1", "2", "4"}
-                                        : std::vector<std::string>{"1"};
+              e.name == "layernorm" ? std::vector<std::string>{"1"}
+                                    : std::vector<std::string>{"1", "2", "4"};
           for (const char* items : {"1", "2", "4"})
             for (const char* threads : {"32", "64", "128", "256", "512", "1024"})
               for (const auto& cluster : clusters) {

@@ -251,7 +251,9 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
                                            device, plan);
   v.finish();
   const RowGeometry& g = plan.g;
-  const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
+  // One partial row a block, or a cluster when its blocks split the rows' columns.
+  const std::int64_t partial_rows = g.blocks / (bulk.bulk ? bulk.cluster : 1);
+  const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
 
   KernelLaunch L;
   L.source = source_path(bulk.bulk ? "rmsnorm_bwd_bulk.cuh" : "rmsnorm_bwd.cuh");
@@ -263,7 +265,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   L.buffers.push_back(rows_by_d("dx", BufferRole::Output, ref.dtype, s, strides["dx"]));
   if (has_w) {
     L.buffers.push_back(vector("dw", BufferRole::Output, ref.dtype, s.d, "normal"));
-    L.buffers.push_back(matrix("dw_partial", BufferRole::Scratch, DType::F32, g.blocks, s.d, s.d,
+    L.buffers.push_back(matrix("dw_partial", BufferRole::Scratch, DType::F32, partial_rows, s.d, s.d,
                                "constant:0"));
   }
   L.args = {pointer("dx"),
@@ -309,7 +311,9 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, has_dh ? 4 : 3, has_w, strides, forced, shift,
                                            broken, device, plan);
   const RowGeometry& g = plan.g;
-  const std::int64_t parts = s.rows == 0 ? 0 : g.blocks;
+  // One partial row a block, or a cluster when its blocks split the rows' columns.
+  const std::int64_t partial_rows = g.blocks / (bulk.bulk ? bulk.cluster : 1);
+  const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
 
   KernelLaunch L;
   L.source = source_path(bulk.bulk ? "rmsnorm_bwd_bulk.cuh" : "rmsnorm_bwd.cuh");
@@ -324,7 +328,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   if (write_dr) L.buffers.push_back(rows_by_d("dr", BufferRole::Output, ref.dtype, s, strides["dr"]));
   if (has_w) {
     L.buffers.push_back(vector("dw", BufferRole::Output, ref.dtype, s.d, "normal"));
-    L.buffers.push_back(matrix("dw_partial", BufferRole::Scratch, DType::F32, g.blocks, s.d, s.d,
+    L.buffers.push_back(matrix("dw_partial", BufferRole::Scratch, DType::F32, partial_rows, s.d, s.d,
                                "constant:0"));
   }
   L.args = {pointer("dx"),

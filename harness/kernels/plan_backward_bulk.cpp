@@ -23,10 +23,8 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
                             bool auto_free, const DeviceLimits& device, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "bulk"});
   const BulkKeys keys = read_bulk_keys(v, op, schedule == "bulk");
-  // bulk_cluster (layernorm_bwd): the blocks of a cluster that split each row's columns.
-  const std::string cluster_key = op == "layernorm_bwd"
-                                      ? v.get("bulk_cluster", "auto", {"auto", "1", "2", "4"})
-                                      : "auto";
+  // bulk_cluster: the blocks of a cluster that split each row's columns.
+  const std::string cluster_key = v.get("bulk_cluster", "auto", {"auto", "1", "2", "4"});
   if (cluster_key != "auto" && schedule != "bulk")
     fail(op, "bulk_cluster=" + cluster_key + " needs schedule=bulk");
   BulkPlan plan;
@@ -42,12 +40,10 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   // number of chunks, and one stage within a block's shared memory. Anything else runs the
   // kernel's element-by-element path, which takes no shared memory.
   // auto's cluster: two blocks a row where one block would hold more than 2048 chunks of it
-  // (layernorm_bwd at 16-bit d = 32768 or fp32 16384), whose dgamma and dbeta sums would take
-  // all 64 registers of its 1024 threads; each of two holds half.
+  // (16-bit d = 32768, fp32 16384), in 1024 threads at 64 registers, which layernorm_bwd's
+  // dgamma and dbeta sums alone fill; each of two blocks then holds half, in 512 threads.
   const bool splits = row_chunk_count > 2048 && row_chunk_count % 2 == 0;
-  plan.cluster = cluster_key != "auto" ? std::stoi(cluster_key)
-                 : op == "layernorm_bwd" && splits ? 2
-                                                    : 1;
+  plan.cluster = cluster_key != "auto" ? std::stoi(cluster_key) : splits ? 2 : 1;
   // A block's slice of the row: the whole row, or 1 / cluster of it.
   const std::int64_t cols = s.d / plan.cluster;
   const std::int64_t chunks = row_chunk_count / plan.cluster;
