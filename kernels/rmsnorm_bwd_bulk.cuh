@@ -157,50 +157,70 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
       CLUSTER == 1 ? bulk_row_walk(rows, stages, tensors * row_bytes, landed, copy_row)
                    : bulk_row_walk(rows, stages, tensors * row_bytes, landed, copy_row, group,
                                    groups);
-  walk.for_each_row([&](long long row, int k) {
-    const int s = k % stages;
-    walk.wait(k);
-    // s (the input) and g = dy * weight of chunk i, from the stage.
-    auto input = [&](int i, float (&sv)[kVec]) {
-      E::unpack(slot(s, 0)[i * THREADS + tx], sv);
-      if constexpr (FUSED) {
-        float rv[kVec];
-        E::unpack(slot(s, 1)[i * THREADS + tx], rv);
+  // s (the input), dy and g = dy * weight of chunk i, from stage st.
+  auto chunk_values = [&](int st, int i, float (&sv)[kVec], float (&dyv)[kVec], float (&g)[kVec]) {
+    E::unpack(slot(st, 0)[i * THREADS + tx], sv);
+    if constexpr (FUSED) {
+      float rv[kVec];
+      E::unpack(slot(st, 1)[i * THREADS + tx], rv);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) sv[e] += rv[e];
-      }
-    };
-    auto grad = [&](int i, const float (&dyv)[kVec], float (&g)[kVec]) {
-      if (w == nullptr) {
+      for (int e = 0; e < kVec; ++e) sv[e] += rv[e];
+    }
+    E::unpack(slot(st, kDy)[i * THREADS + tx], dyv);
+    if (w == nullptr) {
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) g[e] = dyv[e];
-        return;
-      }
-      float wv[kVec];
-      E::unpack(w_chunks[i * THREADS + tx], wv);
+      for (int e = 0; e < kVec; ++e) g[e] = dyv[e];
+      return;
+    }
+    float wv[kVec];
+    E::unpack(w_chunks[i * THREADS + tx], wv);
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) g[e] = dyv[e] * (wv[e] + w_offset);
-    };
-    // Chunk i's input, dy and g, as both passes read them.
-    auto chunk_values = [&](int i, float (&sv)[kVec], float (&dyv)[kVec], float (&g)[kVec]) {
-      input(i, sv);
-      E::unpack(slot(s, kDy)[i * THREADS + tx], dyv);
-      grad(i, dyv, g);
-    };
-    float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
+    for (int e = 0; e < kVec; ++e) g[e] = dyv[e] * (wv[e] + w_offset);
+  };
+  // This thread's part of the row's first pass in stage st: sum(s^2), sum(g * s).
+  auto thread_sums = [&](int st, float (&sums)[2]) {
+    sums[0] = sums[1] = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
       float sv[kVec], dyv[kVec], g[kVec];
-      chunk_values(i, sv, dyv, g);
+      chunk_values(st, i, sv, dyv, g);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
         sums[0] = fmaf(sv[e], sv[e], sums[0]);
         sums[1] = fmaf(g[e], sv[e], sums[1]);
       }
     }
-    cluster_row_sum<CLUSTER>(sums, scratch, parity, slots, cluster_parity);
-    walk.refill_previous(k);
+  };
+  // Clusters with two stages or more overlap the exchange of a row's sums with the next row's
+  // first pass, as layernorm_bwd_bulk_cluster does.
+  const bool overlap = CLUSTER > 1 && stages >= 2;
+  float next_sums[2] = {0.f, 0.f};
+  walk.for_each_row([&](long long row, int k) {
+    const int s = k % stages;
+    float sums[2];
+    if (overlap && k > 0) {  // the row's first pass ran during the last row's exchange
+      sums[0] = next_sums[0];
+      sums[1] = next_sums[1];
+    } else {
+      walk.wait(k);
+      thread_sums(s, sums);
+    }
+    if (overlap) {
+#if LADDER_CLUSTERS
+      row_group_sum<true>(sums, scratch, parity);
+      walk.refill_previous(k);
+      cluster_publish(sums, slots, cluster_parity);
+      if (row + groups < rows) {
+        walk.wait(k + 1);
+        thread_sums((k + 1) % stages, next_sums);
+      }
+      cluster_collect<CLUSTER>(sums, slots, cluster_parity);
+#endif
+    } else {
+      cluster_row_sum<CLUSTER>(sums, scratch, parity, slots, cluster_parity);
+      walk.refill_previous(k);
+    }
     const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
     const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
     T* dxr = dx + row * static_cast<long long>(dx_stride) + col0;
@@ -209,7 +229,7 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
       float sv[kVec], dyv[kVec], g[kVec];
-      chunk_values(i, sv, dyv, g);
+      chunk_values(s, i, sv, dyv, g);
       float dhv[kVec];
       if (with_dh) E::unpack(slot(s, kDh)[i * THREADS + tx], dhv);
 #pragma unroll

@@ -1,25 +1,35 @@
 #!/bin/bash
-# Call 180: rmsnorm_bwd and add_rmsnorm_bwd with their rows split over a cluster of two blocks
-# (bulk_cluster=2, which auto now takes past 2048 chunks a row) against one block a row
-# (bulk_cluster=1), cold, two repeats; then compute-sanitizer (memcheck with bare allocations,
-# racecheck) over the bf16 bulk_cluster rungs of the three backward ops. Files go to $OUT.
+# Call 180: the backward's cluster kernels after two changes: rmsnorm_bwd and add_rmsnorm_bwd
+# split too, and every cluster kernel overlapping the exchange of a row's sums with the next
+# row's first pass. This commit's kernels ('new') against 7da8e9d's, which exchange and then go
+# on ('nopipe', exp180/nopipe), under auto; one block a row (bulk_cluster=1, 'c1') for the
+# rmsnorm ops' auto choice; main's kernels before clusters (edd5ade, exp179/main) against
+# these where auto plans one block a row. Cold, two repeats. Then compute-sanitizer (memcheck
+# with bare allocations, racecheck) over the bf16 bulk_cluster rungs of the three ops.
+# Files go to $OUT.
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
 mkdir -p $OUT
 B=$PWD/.device/ladder
-export LADDER_CACHE_DIR=/tmp/lc LADDER_KERNELS_DIR=$PWD/kernels
-b() { local tag=$1; shift; timeout 150 $B bench "$@" 2>&1 | grep -E " ladder |rror" | sed "s/^/$tag /"; }
-{ echo "# Call 180 ($LADDER_COMMIT, a180.sh): rmsnorm_bwd, add_rmsnorm_bwd at bulk_cluster 1 (c1) and 2 (c2, auto's); cold, two repeats."
+K=$PWD/kernels
+b() { local tag=$1 dir=$2; shift 2; LADDER_KERNELS_DIR=$dir LADDER_CACHE_DIR=/tmp/lc-$(basename $dir) timeout 150 $B bench "$@" 2>&1 | grep -E " ladder |rror" | sed "s/^/$tag /"; }
+{ echo "# Call 180 ($LADDER_COMMIT, a180.sh): new (this commit) against nopipe (7da8e9d) and c1 (bulk_cluster=1); main (edd5ade) against new where auto plans no cluster; cold, two repeats."
   for rep in 1 2; do
-    for c in 1 2; do
-      V="--variant schedule=bulk --variant bulk_cluster=$c"
-      b c$c rmsnorm_bwd add_rmsnorm_bwd --dtype bf16 --shape 1024x32768 --shape 2048x32768 $V
-      b c$c rmsnorm_bwd add_rmsnorm_bwd --dtype f16 --shape 1024x32768 $V
-      b c$c rmsnorm_bwd add_rmsnorm_bwd --dtype f32 --shape 1024x16384 --shape 2048x16384 $V
-      b c$c-dh add_rmsnorm_bwd --dtype bf16 --shape 1024x32768 $V --variant dh=1
+    for t in new nopipe; do d=$K; [ $t = nopipe ] && d=$PWD/exp180/nopipe
+      b $t $d layernorm_bwd rmsnorm_bwd add_rmsnorm_bwd --dtype bf16 --shape 1024x32768
+      b $t $d layernorm_bwd rmsnorm_bwd add_rmsnorm_bwd --dtype f32 --shape 1024x16384
+      b $t $d layernorm_bwd --dtype f16 --shape 1024x32768
     done
-  done; } > $OUT/bench-cluster-rms-180.txt
-awk 'NR>1{print $1,$2,$3,$4,$5,$8,$11}' $OUT/bench-cluster-rms-180.txt | sort -k2,2 -k3,3 -k4,4n -k5,5n -k1,1 -s
+    V="--variant schedule=bulk --variant bulk_cluster=1"
+    b c1 $K rmsnorm_bwd add_rmsnorm_bwd --dtype bf16 --shape 1024x32768 $V
+    b c1 $K rmsnorm_bwd add_rmsnorm_bwd --dtype f32 --shape 1024x16384 $V
+    b c1-dh $K add_rmsnorm_bwd --dtype bf16 --shape 1024x32768 $V --variant dh=1
+    b new-dh $K add_rmsnorm_bwd --dtype bf16 --shape 1024x32768 --variant dh=1
+    for t in main new; do d=$K; [ $t = main ] && d=$PWD/exp179/main
+      b $t $d layernorm_bwd rmsnorm_bwd add_rmsnorm_bwd --dtype bf16 --shape 2048x16384; done
+  done; } > $OUT/bench-cluster-180.txt
+awk 'NR>1{print $1,$2,$3,$4,$5,$8,$11}' $OUT/bench-cluster-180.txt | sort -k2,2 -k3,3 -k4,4n -k5,5n -k1,1 -s
+export LADDER_CACHE_DIR=/tmp/lc-kernels LADDER_KERNELS_DIR=$K
 $B verify layernorm_bwd rmsnorm_bwd add_rmsnorm_bwd --dtype bf16 --no-fixtures --write-ladder /tmp/vc.json > /dev/null
 for tool in memcheck racecheck; do
   extra=""; [ $tool = memcheck ] && extra="--bare-allocations"
