@@ -39,20 +39,12 @@ __device__ __forceinline__ unsigned cluster_rank() {
   return r;
 }
 
-// The cluster barrier in its two halves: every thread of every block of the cluster arrives
-// (release at cluster scope: its earlier shared-memory writes and reads are ordered before the
-// barrier completes), and may work on before it waits (acquire: the others' writes made before
-// their arrival are then visible). Between an arrival and its wait a thread may do anything but
-// arrive again.
-__device__ __forceinline__ void cluster_arrive() {
-  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void cluster_wait() {
-  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
+// Every thread of every block of the cluster arrives, then waits for all: release and acquire at
+// cluster scope, so the shared-memory writes before it are visible to the cluster after it.
 __device__ __forceinline__ void cluster_barrier() {
-  cluster_arrive();
-  cluster_wait();
+  asm volatile(
+      "barrier.cluster.arrive.release.aligned;\n"
+      "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
 // The float at `local` (this block's shared memory) in the block of cluster rank `rank`.
@@ -65,25 +57,16 @@ __device__ __forceinline__ float cluster_load(const float* local, unsigned rank)
   return v;
 }
 
-// cluster_sum in two halves, for a kernel that works on between them (the next row's first
-// pass): publish writes this block's totals v (the same in every thread: row_group_sum) to its
-// slot and arrives; collect waits, then sets v to the cluster's totals, added in rank order.
-// Every thread of every block of the cluster must reach both, in turn.
-template <int N, int M>
-__device__ __forceinline__ void cluster_publish(const float (&v)[N], ClusterSlots<M>& slots,
-                                                int parity) {
+// v: this block's totals, the same in every thread (row_group_sum). Afterwards: the cluster's
+// totals, added in rank order. Every thread of every block of the cluster must reach it.
+template <int CLUSTER, int N, int M>
+__device__ __forceinline__ void cluster_sum(float (&v)[N], ClusterSlots<M>& slots, int& parity) {
   static_assert(N <= M, "the slots hold fewer values than the sum");
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int k = 0; k < N; ++k) slots.v[parity][k] = v[k];
   }
-  cluster_arrive();
-}
-
-template <int CLUSTER, int N, int M>
-__device__ __forceinline__ void cluster_collect(float (&v)[N], ClusterSlots<M>& slots,
-                                                int& parity) {
-  cluster_wait();
+  cluster_barrier();
   float total[N];
 #pragma unroll
   for (int k = 0; k < N; ++k) total[k] = 0.f;
@@ -95,14 +78,6 @@ __device__ __forceinline__ void cluster_collect(float (&v)[N], ClusterSlots<M>& 
 #pragma unroll
   for (int k = 0; k < N; ++k) v[k] = total[k];
   parity ^= 1;
-}
-
-// v: this block's totals, the same in every thread (row_group_sum). Afterwards: the cluster's
-// totals, added in rank order. Every thread of every block of the cluster must reach it.
-template <int CLUSTER, int N, int M>
-__device__ __forceinline__ void cluster_sum(float (&v)[N], ClusterSlots<M>& slots, int& parity) {
-  cluster_publish(v, slots, parity);
-  cluster_collect<CLUSTER>(v, slots, parity);
 }
 #endif
 

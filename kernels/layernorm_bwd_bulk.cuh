@@ -107,7 +107,7 @@ __device__ __forceinline__ void layernorm_bwd_bulk_body(
     int dx_stride, float eps) {
   static_assert(THREADS % 32 == 0 && THREADS >= 32 && THREADS <= 1024, "THREADS");
   static_assert(ITEMS >= 1 && ITEMS <= 4, "ITEMS");
-  static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "CLUSTER");
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER");
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
   __shared__ norm::ReduceScratch<3> scratch;  // for every reduction: 1, 2 or 3 values
@@ -178,45 +178,6 @@ __device__ __forceinline__ void layernorm_bwd_bulk_body(
                         ? norm::bulk_row_walk(rows, stages, 2 * row_bytes, landed, copy_row)
                         : norm::bulk_row_walk(rows, stages, 2 * row_bytes, landed, copy_row,
                                               group, groups);
-  // Chunk i's x and dy in stage s, and g = dy * gamma. The rows are read from their stage in
-  // every pass rather than held: a thread's dgamma and dbeta sums take 32 of its 64 registers at
-  // ITEMS 2 x 1024 threads, and holding the rows and gamma as well spilled 144 bytes (ptxas
-  // sm_90; 0.41 of the copy ceiling at bf16 2048x16384 against 0.52 without, call 156).
-  auto chunk_values = [&](int s, int i, float (&v)[kVec], float (&dyv)[kVec], float (&g)[kVec]) {
-    E::unpack(stage_of(s)[i * THREADS + tx], v);
-    E::unpack(stage_of(s)[chunks + i * THREADS + tx], dyv);
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) g[e] = dyv[e];
-    if (gamma == nullptr) return;
-    float gm[kVec];
-    E::unpack(gamma_chunks[i * THREADS + tx], gm);
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) g[e] *= gm[e];
-  };
-  // This thread's part of the row's first pass in stage s: sum((x - mean)^2) (recomputed
-  // statistics only), sum(g), sum(g * (x - mean)).
-  auto thread_sums = [&](int s, float row_mean, float (&acc)[3]) {
-    acc[0] = acc[1] = acc[2] = 0.f;
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      if (!inside[i]) continue;
-      float v[kVec], dyv[kVec], g[kVec];
-      chunk_values(s, i, v, dyv, g);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) {
-        const float dev = v[e] - row_mean;
-        if (!saved) acc[0] = fmaf(dev, dev, acc[0]);
-        acc[1] += g[e];
-        acc[2] = fmaf(g[e], dev, acc[2]);
-      }
-    }
-  };
-  // Clusters with saved statistics and two stages or more overlap the exchange of a row's sums
-  // with the next row's first pass: between publishing its sums and collecting the cluster's,
-  // a block computes its threads' sums of the next row, whose stage has landed. One block a
-  // row, or one stage, exchanges and then goes on.
-  const bool overlap = CLUSTER > 1 && saved && stages >= 2;
-  float next_acc[3] = {0.f, 0.f, 0.f};
   walk.for_each_row([&](long long row, int k) {
     const int s = k % stages;
     // The saved statistics' loads are issued before the wait, which hides them.
@@ -225,43 +186,61 @@ __device__ __forceinline__ void layernorm_bwd_bulk_body(
       st.mean = __ldg(mean + row);
       st.rstd = __ldg(rstd + row);
     }
-    float acc[3];
-    if (overlap && k > 0) {  // the row's first pass ran during the last row's exchange
+    walk.wait(k);
+    // The rows are read from their stage in every pass rather than held: a thread's dgamma and
+    // dbeta sums take 32 of its 64 registers at ITEMS 2 x 1024 threads, and holding the rows and
+    // gamma as well spilled 144 bytes (ptxas sm_90; 0.41 of the copy ceiling at bf16 2048x16384
+    // against 0.52 without, call 156).
+    auto x_chunk = [&](int i, float (&v)[kVec]) { E::unpack(stage_of(s)[i * THREADS + tx], v); };
+    auto dy_chunk = [&](int i, float (&v)[kVec]) {
+      E::unpack(stage_of(s)[chunks + i * THREADS + tx], v);
+    };
+    if (!saved) {  // the mean first: the two-pass rule, whose second pass joins the one below
+      float sum_x[1] = {0.f};
 #pragma unroll
-      for (int q = 0; q < 3; ++q) acc[q] = next_acc[q];
-    } else {
-      walk.wait(k);
-      if (!saved) {  // the mean first: the two-pass rule, whose second pass joins the one below
-        float sum_x[1] = {0.f};
+      for (int i = 0; i < ITEMS; ++i) {
+        if (!inside[i]) continue;
+        float v[kVec];
+        x_chunk(i, v);
 #pragma unroll
-        for (int i = 0; i < ITEMS; ++i) {
-          if (!inside[i]) continue;
-          float v[kVec];
-          E::unpack(stage_of(s)[i * THREADS + tx], v);
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) sum_x[0] += v[e];
-        }
-        norm::cluster_row_sum<CLUSTER>(sum_x, scratch, parity, slots, cluster_parity);
-        st.mean = norm::mean_of(sum_x[0], d);
+        for (int e = 0; e < kVec; ++e) sum_x[0] += v[e];
       }
-      thread_sums(s, st.mean, acc);
+      norm::cluster_row_sum<CLUSTER>(sum_x, scratch, parity, slots, cluster_parity);
+      st.mean = norm::mean_of(sum_x[0], d);
     }
-    if (overlap) {
-#if LADDER_CLUSTERS
-      norm::row_group_sum<true>(acc, scratch, parity);
-      walk.refill_previous(k);
-      norm::cluster_publish(acc, slots, cluster_parity);
-      const long long next = row + groups;
-      if (next < rows) {
-        walk.wait(k + 1);
-        thread_sums((k + 1) % stages, __ldg(mean + next), next_acc);
+    // g = dy * gamma for chunk i.
+    auto grad = [&](int i, const float (&dyv)[kVec], float (&g)[kVec]) {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) g[e] = dyv[e];
+      if (gamma == nullptr) return;
+      float gm[kVec];
+      E::unpack(gamma_chunks[i * THREADS + tx], gm);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) g[e] *= gm[e];
+    };
+    // Chunk i's x, dy and g, as both passes read them.
+    auto chunk_values = [&](int i, float (&v)[kVec], float (&dyv)[kVec], float (&g)[kVec]) {
+      x_chunk(i, v);
+      dy_chunk(i, dyv);
+      grad(i, dyv, g);
+    };
+    // sum((x - mean)^2) (recomputed statistics only), sum(g), sum(g * (x - mean))
+    float acc[3] = {0.f, 0.f, 0.f};
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (!inside[i]) continue;
+      float v[kVec], dyv[kVec], g[kVec];
+      chunk_values(i, v, dyv, g);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) {
+        const float dev = v[e] - st.mean;
+        if (!saved) acc[0] = fmaf(dev, dev, acc[0]);
+        acc[1] += g[e];
+        acc[2] = fmaf(g[e], dev, acc[2]);
       }
-      norm::cluster_collect<CLUSTER>(acc, slots, cluster_parity);
-#endif
-    } else {
-      norm::cluster_row_sum<CLUSTER>(acc, scratch, parity, slots, cluster_parity);
-      walk.refill_previous(k);
     }
+    norm::cluster_row_sum<CLUSTER>(acc, scratch, parity, slots, cluster_parity);
+    walk.refill_previous(k);
     if (!saved) st.rstd = rsqrtf(norm::mean_of(acc[0], d) + eps);
     // dx = rstd * g - (rstd * mean(g) + xhat * rstd * mean(g * xhat)), as layernorm_bwd.
     const float shift_g = st.rstd * norm::mean_of(acc[1], d);
@@ -271,7 +250,7 @@ __device__ __forceinline__ void layernorm_bwd_bulk_body(
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
       float v[kVec], dyv[kVec], g[kVec];
-      chunk_values(s, i, v, dyv, g);
+      chunk_values(i, v, dyv, g);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
         const float xhat = (v[e] - st.mean) * st.rstd;
@@ -330,7 +309,7 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
                                                       dy_stride, dx_stride, eps);
 }
 
-// The same with each row split over a cluster of CLUSTER blocks (2 or 4; sm_90 and later): block
+// The same with each row split over a cluster of CLUSTER = 2 blocks (sm_90 and later): block
 // rank r of cluster c takes columns [r * d / CLUSTER, (r + 1) * d / CLUSTER) of rows c, c + C, ...
 // (C = gridDim.x / CLUSTER clusters) and writes that slice of partial row c, so the partial rows
 // are C, not gridDim.x. The grid must be a whole number of clusters (the launch fails otherwise);

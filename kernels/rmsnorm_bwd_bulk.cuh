@@ -73,7 +73,7 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
                                              int dr_stride, float eps, float w_offset) {
   static_assert(THREADS % 32 == 0 && THREADS >= 32 && THREADS <= 1024, "THREADS");
   static_assert(ITEMS >= 1 && ITEMS <= 4, "ITEMS");
-  static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "CLUSTER");
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER");
   using E = Elem<T>;
   constexpr int kVec = E::kVec;
   __shared__ ReduceScratch<2> scratch;
@@ -157,70 +157,50 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
       CLUSTER == 1 ? bulk_row_walk(rows, stages, tensors * row_bytes, landed, copy_row)
                    : bulk_row_walk(rows, stages, tensors * row_bytes, landed, copy_row, group,
                                    groups);
-  // s (the input), dy and g = dy * weight of chunk i, from stage st.
-  auto chunk_values = [&](int st, int i, float (&sv)[kVec], float (&dyv)[kVec], float (&g)[kVec]) {
-    E::unpack(slot(st, 0)[i * THREADS + tx], sv);
-    if constexpr (FUSED) {
-      float rv[kVec];
-      E::unpack(slot(st, 1)[i * THREADS + tx], rv);
+  walk.for_each_row([&](long long row, int k) {
+    const int s = k % stages;
+    walk.wait(k);
+    // s (the input) and g = dy * weight of chunk i, from the stage.
+    auto input = [&](int i, float (&sv)[kVec]) {
+      E::unpack(slot(s, 0)[i * THREADS + tx], sv);
+      if constexpr (FUSED) {
+        float rv[kVec];
+        E::unpack(slot(s, 1)[i * THREADS + tx], rv);
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) sv[e] += rv[e];
-    }
-    E::unpack(slot(st, kDy)[i * THREADS + tx], dyv);
-    if (w == nullptr) {
+        for (int e = 0; e < kVec; ++e) sv[e] += rv[e];
+      }
+    };
+    auto grad = [&](int i, const float (&dyv)[kVec], float (&g)[kVec]) {
+      if (w == nullptr) {
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) g[e] = dyv[e];
-      return;
-    }
-    float wv[kVec];
-    E::unpack(w_chunks[i * THREADS + tx], wv);
+        for (int e = 0; e < kVec; ++e) g[e] = dyv[e];
+        return;
+      }
+      float wv[kVec];
+      E::unpack(w_chunks[i * THREADS + tx], wv);
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) g[e] = dyv[e] * (wv[e] + w_offset);
-  };
-  // This thread's part of the row's first pass in stage st: sum(s^2), sum(g * s).
-  auto thread_sums = [&](int st, float (&sums)[2]) {
-    sums[0] = sums[1] = 0.f;
+      for (int e = 0; e < kVec; ++e) g[e] = dyv[e] * (wv[e] + w_offset);
+    };
+    // Chunk i's input, dy and g, as both passes read them.
+    auto chunk_values = [&](int i, float (&sv)[kVec], float (&dyv)[kVec], float (&g)[kVec]) {
+      input(i, sv);
+      E::unpack(slot(s, kDy)[i * THREADS + tx], dyv);
+      grad(i, dyv, g);
+    };
+    float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
       float sv[kVec], dyv[kVec], g[kVec];
-      chunk_values(st, i, sv, dyv, g);
+      chunk_values(i, sv, dyv, g);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
         sums[0] = fmaf(sv[e], sv[e], sums[0]);
         sums[1] = fmaf(g[e], sv[e], sums[1]);
       }
     }
-  };
-  // Clusters with two stages or more overlap the exchange of a row's sums with the next row's
-  // first pass, as layernorm_bwd_bulk_cluster does.
-  const bool overlap = CLUSTER > 1 && stages >= 2;
-  float next_sums[2] = {0.f, 0.f};
-  walk.for_each_row([&](long long row, int k) {
-    const int s = k % stages;
-    float sums[2];
-    if (overlap && k > 0) {  // the row's first pass ran during the last row's exchange
-      sums[0] = next_sums[0];
-      sums[1] = next_sums[1];
-    } else {
-      walk.wait(k);
-      thread_sums(s, sums);
-    }
-    if (overlap) {
-#if LADDER_CLUSTERS
-      row_group_sum<true>(sums, scratch, parity);
-      walk.refill_previous(k);
-      cluster_publish(sums, slots, cluster_parity);
-      if (row + groups < rows) {
-        walk.wait(k + 1);
-        thread_sums((k + 1) % stages, next_sums);
-      }
-      cluster_collect<CLUSTER>(sums, slots, cluster_parity);
-#endif
-    } else {
-      cluster_row_sum<CLUSTER>(sums, scratch, parity, slots, cluster_parity);
-      walk.refill_previous(k);
-    }
+    cluster_row_sum<CLUSTER>(sums, scratch, parity, slots, cluster_parity);
+    walk.refill_previous(k);
     const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
     const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
     T* dxr = dx + row * static_cast<long long>(dx_stride) + col0;
@@ -229,7 +209,7 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
       float sv[kVec], dyv[kVec], g[kVec];
-      chunk_values(s, i, sv, dyv, g);
+      chunk_values(i, sv, dyv, g);
       float dhv[kVec];
       if (with_dh) E::unpack(slot(s, kDh)[i * THREADS + tx], dhv);
 #pragma unroll
@@ -279,7 +259,7 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
                                                   dx_stride, 0, eps, w_offset);
 }
 
-// The same with each row split over a cluster of CLUSTER blocks (2 or 4; sm_90 and later), as
+// The same with each row split over a cluster of CLUSTER = 2 blocks (sm_90 and later), as
 // layernorm_bwd_bulk_cluster: block rank r of cluster c takes columns [r * d / CLUSTER,
 // (r + 1) * d / CLUSTER) of rows c, c + C, ... (C = gridDim.x / CLUSTER clusters) and writes that
 // slice of partial row c (dw_partial: [C, d]). The grid must be a whole number of clusters; the

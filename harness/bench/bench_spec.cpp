@@ -39,6 +39,10 @@ std::vector<BenchCase> default_cases() {
   // Rows wider than the register backward kernels' tile: the bulk-copy backward kernels.
   for (const char* op : {"rmsnorm_bwd", "layernorm_bwd", "add_rmsnorm_bwd"})
     add(op, DType::BF16, 2048, 16384);
+  // Wider still (more than 2048 chunks a row): each row split over a cluster of two blocks.
+  for (const char* op : {"rmsnorm_bwd", "layernorm_bwd", "add_rmsnorm_bwd"})
+    add(op, DType::BF16, 1024, 32768);
+  add("layernorm_bwd", DType::F32, 1024, 16384);
   // Rows off the 16-byte grid: the shifted chunk grids and skewed weight reads.
   for (const char* op : {"rmsnorm_bwd", "layernorm_bwd", "add_rmsnorm_bwd"})
     add(op, DType::BF16, 8192, 2049);

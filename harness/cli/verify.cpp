@@ -170,7 +170,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"pdl", "0"}},
             // bulk_cluster: as layernorm_bwd's.
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}},
-            {{"schedule", "bulk"}, {"bulk_cluster", "4"}, {"bulk_grid", "3"}, {"weight", "gemma"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"weight", "gemma"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}, {"weight", "none"}}};
   if (op == "add_rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}},
@@ -183,7 +183,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"write_dr", "0"}},
             // bulk_cluster: as layernorm_bwd's.
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"dh", "1"}},
-            {{"schedule", "bulk"}, {"bulk_cluster", "4"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"write_dr", "0"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"write_dr", "0"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}}};
   if (op == "layernorm_bwd")
     return {{{"affine", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}}, {{"shift", "1"}},
@@ -198,14 +198,14 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"strided", "odd"}, {"stats", "recompute"}, {"pdl", "0"}},
             {{"schedule", "bulk"}, {"bulk_grid", "3"}},
             {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"stats", "recompute"}},
-            // bulk_cluster: each row split over a cluster of 2 or 4 blocks, which add their row
+            // bulk_cluster: each row split over a cluster of two blocks, which add their row
             // sums through each other's shared memory; three clusters walking many rows each;
             // odd strides take the element-wise path in each cluster's first block.
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}},
-            {{"schedule", "bulk"}, {"bulk_cluster", "4"}, {"stats", "recompute"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"stats", "recompute"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"affine", "0"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}},
-            {{"schedule", "bulk"}, {"bulk_cluster", "4"}, {"bulk_grid", "3"}, {"strided", "1"}}};
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"strided", "1"}}};
   return {};
 }
 

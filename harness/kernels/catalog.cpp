@@ -142,10 +142,10 @@ std::vector<KernelRef> all_specializations() {
           if ((combo.count("shift") && combo.at("shift") != "0") ||
               (combo.count("stats") && combo.at("stats") != "saved"))
             continue;
-          // The backward's rows split over clusters of 2 and 4 blocks: their own entries.
+          // The backward's rows split over clusters of two blocks: their own entries.
           const std::vector<std::string> clusters =
               e.name == "layernorm" ? std::vector<std::string>{"1"}
-                                    : std::vector<std::string>{"1", "2", "4"};
+                                    : std::vector<std::string>{"1", "2"};
           for (const char* items : {"1", "2", "4"})
             for (const char* threads : {"32", "64", "128", "256", "512", "1024"})
               for (const auto& cluster : clusters) {

@@ -23,8 +23,9 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
                             bool auto_free, const DeviceLimits& device, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "bulk"});
   const BulkKeys keys = read_bulk_keys(v, op, schedule == "bulk");
-  // bulk_cluster: the blocks of a cluster that split each row's columns.
-  const std::string cluster_key = v.get("bulk_cluster", "auto", {"auto", "1", "2", "4"});
+  // bulk_cluster: the blocks of a cluster that split each row's columns (two; four measured
+  // slower at every shape, call 179: layernorm_bwd f16 1024x32768 226 us against 91.6).
+  const std::string cluster_key = v.get("bulk_cluster", "auto", {"auto", "1", "2"});
   if (cluster_key != "auto" && schedule != "bulk")
     fail(op, "bulk_cluster=" + cluster_key + " needs schedule=bulk");
   BulkPlan plan;
@@ -42,7 +43,16 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   // auto's cluster: two blocks a row where one block would hold more than 2048 chunks of it
   // (16-bit d = 32768, fp32 16384), in 1024 threads at 64 registers, which layernorm_bwd's
   // dgamma and dbeta sums alone fill; each of two blocks then holds half, in 512 threads.
-  const bool splits = row_chunk_count > 2048 && row_chunk_count % 2 == 0;
+  // Measured on the H200 (calls 179-180, reports/h200/bench-cluster-179.txt and -180.txt, two
+  // repeats, cold), one block a row against two: layernorm_bwd f16 1024x32768 174.4-174.7 us
+  // against 91.4-91.8, bf16 183.1-183.2 against 86.7-87.2, fp32 1024x16384 80.9-81.2 against
+  // 70.3-70.8; rmsnorm_bwd bf16 1024x32768 94.4-95.6 against 80.9-81.0; add_rmsnorm_bwd bf16
+  // 149.5-149.8 against 127.8-128.8 (with dh 385.7-386.1 against 163.5-164.9), fp32
+  // 120.6-121.0 against 115.7-116.8. Not rmsnorm_bwd fp32, whose single sum of 16 values a
+  // thread fits one block: 72.0-72.9 against 79.1-80.6. Where one block holds the row in 512
+  // threads (bf16 d = 16384) two lost (layernorm_bwd 74.2 against 110.4-110.6 us).
+  const bool splits = row_chunk_count > 2048 && row_chunk_count % 2 == 0 &&
+                      !(op == "rmsnorm_bwd" && elem_size == 4);
   plan.cluster = cluster_key != "auto" ? std::stoi(cluster_key) : splits ? 2 : 1;
   // A block's slice of the row: the whole row, or 1 / cluster of it.
   const std::int64_t cols = s.d / plan.cluster;
