@@ -3,7 +3,7 @@
 # thread-block clusters (calls 179-180): the selftest's launch guards; then verify (every op,
 # dtype and variant, fixtures included, the bulk_cluster rungs among them), its worst-error
 # tables and the bench (whose default cases now include the cluster shapes), with the carried
-# binary. Files go to $OUT as each step ends.
+# binary; compute-sanitizer over the bf16 cluster rungs. Files go to $OUT as each step ends.
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
 mkdir -p $OUT
@@ -19,6 +19,15 @@ step verify
 step worst
 step bench
 cat /tmp/o181-verify.txt /tmp/o181-worst.txt /tmp/o181-bench.txt > $OUT/device_log_181.txt
+# compute-sanitizer over the bf16 bulk_cluster rungs of the three ops (racecheck: one rung an op).
+$B verify layernorm_bwd rmsnorm_bwd add_rmsnorm_bwd --dtype bf16 --no-fixtures --write-ladder /tmp/vc.json > /dev/null
+for tool in memcheck racecheck; do
+  extra=""; [ $tool = memcheck ] && extra="--bare-allocations"
+  sel="*bulk_cluster*"; [ $tool = racecheck ] && sel="*_bf16_bulk_cluster_2_schedule_bulk *_bf16_bulk_cluster_2_dh_1_schedule_bulk"
+  timeout 120 compute-sanitizer --tool $tool --target-processes all --print-limit 5 $B run --ladder /tmp/vc.json $sel --jobs 8 $extra > /tmp/san.txt 2>&1
+  { echo "exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|rungs:|Hazard|Invalid|out of bounds|Program hit" /tmp/san.txt | sort | uniq -c; } > $OUT/$tool-cluster-181.txt
+  echo "== $tool"; cat $OUT/$tool-cluster-181.txt
+done
 ls $OUT
 echo "total $SECONDS s"
 true
