@@ -81,6 +81,27 @@ __device__ __forceinline__ void cluster_sum(float (&v)[N], ClusterSlots<M>& slot
 }
 #endif
 
+// Where a block stands in a launch of clusters of CLUSTER blocks along x: its rank in its cluster
+// and the cluster's index (the rows it takes: group, group + groups, ...). With CLUSTER 1 a block
+// is its own cluster. A build without clusters traps on CLUSTER > 1: clusters are sm_90's, and
+// the planner launches them nowhere else.
+template <int CLUSTER>
+struct ClusterPlace {
+  unsigned rank = 0;
+  long long group = blockIdx.x / CLUSTER;
+  long long groups = gridDim.x / CLUSTER;
+
+  __device__ __forceinline__ ClusterPlace() {
+    if constexpr (CLUSTER > 1) {
+#if LADDER_CLUSTERS
+      rank = cluster_rank();
+#else
+      __trap();
+#endif
+    }
+  }
+};
+
 // A row's sums over the block (row_group_sum), then, with CLUSTER > 1, over the cluster.
 template <int CLUSTER, int N, int M>
 __device__ __forceinline__ void cluster_row_sum(float (&v)[N], ReduceScratch<M>& scratch,

@@ -114,17 +114,10 @@ __device__ __forceinline__ void layernorm_bwd_bulk_body(
   __shared__ alignas(8) unsigned long long landed[norm::kMaxBulkStages];
   extern __shared__ uint4 stage_chunks[];
   if (blockDim.x != THREADS || blockDim.y != 1) __trap();
-  // The cluster's rank of this block, and the cluster (the group of blocks sharing rows) it is in.
-  unsigned rank = 0;
-  if constexpr (CLUSTER > 1) {
-#if LADDER_CLUSTERS
-    rank = norm::cluster_rank();
-#else
-    __trap();  // clusters are sm_90's; the planner launches them nowhere else
-#endif
-  }
-  const long long group = blockIdx.x / CLUSTER;
-  const long long groups = gridDim.x / CLUSTER;
+  const norm::ClusterPlace<CLUSTER> place;
+  const unsigned rank = place.rank;
+  const long long group = place.group;
+  const long long groups = place.groups;
   norm::allow_dependent_launch();
   int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);

@@ -80,17 +80,10 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
   __shared__ alignas(8) unsigned long long landed[kMaxBulkStages];
   extern __shared__ uint4 stage_chunks[];
   if (blockDim.x != THREADS || blockDim.y != 1) __trap();
-  // The cluster's rank of this block, and the cluster (the group of blocks sharing rows) it is in.
-  unsigned rank = 0;
-  if constexpr (CLUSTER > 1) {
-#if LADDER_CLUSTERS
-    rank = cluster_rank();
-#else
-    __trap();  // clusters are sm_90's; the planner launches them nowhere else
-#endif
-  }
-  const long long group = blockIdx.x / CLUSTER;
-  const long long groups = gridDim.x / CLUSTER;
+  const ClusterPlace<CLUSTER> place;
+  const unsigned rank = place.rank;
+  const long long group = place.group;
+  const long long groups = place.groups;
   allow_dependent_launch();
   int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);
