@@ -180,14 +180,6 @@ template <typename CopyRow>
 __device__ __forceinline__ BulkRowWalk<CopyRow> bulk_row_walk(long long rows, int stages,
                                                              unsigned stage_bytes,
                                                              unsigned long long* landed,
-                                                             CopyRow copy_row) {
-  return {rows, stages, stage_bytes, landed, copy_row, blockIdx.x, gridDim.x};
-}
-
-template <typename CopyRow>
-__device__ __forceinline__ BulkRowWalk<CopyRow> bulk_row_walk(long long rows, int stages,
-                                                             unsigned stage_bytes,
-                                                             unsigned long long* landed,
                                                              CopyRow copy_row, long long first,
                                                              long long step) {
   return {rows, stages, stage_bytes, landed, copy_row, first, step};

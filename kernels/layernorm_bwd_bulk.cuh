@@ -167,10 +167,8 @@ __device__ __forceinline__ void layernorm_bwd_bulk_body(
     norm::bulk_copy(stage_of(s), x + row * x_stride + col0, row_bytes, bar);
     norm::bulk_copy(stage_of(s) + chunks, dy + row * dy_stride + col0, row_bytes, bar);
   };
-  const auto walk = CLUSTER == 1
-                        ? norm::bulk_row_walk(rows, stages, 2 * row_bytes, landed, copy_row)
-                        : norm::bulk_row_walk(rows, stages, 2 * row_bytes, landed, copy_row,
-                                              group, groups);
+  const auto walk =
+      norm::bulk_row_walk(rows, stages, 2 * row_bytes, landed, copy_row, group, groups);
   walk.for_each_row([&](long long row, int k) {
     const int s = k % stages;
     // The saved statistics' loads are issued before the wait, which hides them.

@@ -147,9 +147,7 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
     if (with_dh) bulk_copy(slot(s, kDh), dh + row * dh_stride + col0, row_bytes, bar);
   };
   const auto walk =
-      CLUSTER == 1 ? bulk_row_walk(rows, stages, tensors * row_bytes, landed, copy_row)
-                   : bulk_row_walk(rows, stages, tensors * row_bytes, landed, copy_row, group,
-                                   groups);
+      bulk_row_walk(rows, stages, tensors * row_bytes, landed, copy_row, group, groups);
   walk.for_each_row([&](long long row, int k) {
     const int s = k % stages;
     walk.wait(k);

@@ -147,6 +147,12 @@ BulkPlan read_bulk_schedule(VariantReader& v, const std::string& op, std::size_t
   return bulk;
 }
 
+// The weight-gradient partial rows a backward launch writes: one a block, or one a cluster where
+// its blocks split the rows' columns (bulk.cluster is 1 for every other plan).
+std::int64_t partial_rows_of(const RowGeometry& g, const BulkPlan& bulk) {
+  return g.blocks / bulk.cluster;
+}
+
 // The bulk kernel's entry; a plan with clusters takes its _cluster entry, with their size last.
 std::string bulk_entry(const std::string& kernel, DType dt, const BulkPlan& bulk) {
   return "ladder::" + kernel + (bulk.cluster > 1 ? "_cluster" : "") + "<" +
@@ -251,8 +257,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
                                            device, plan);
   v.finish();
   const RowGeometry& g = plan.g;
-  // One partial row a block, or a cluster when its blocks split the rows' columns.
-  const std::int64_t partial_rows = g.blocks / (bulk.bulk ? bulk.cluster : 1);
+  const std::int64_t partial_rows = partial_rows_of(g, bulk);
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
 
   KernelLaunch L;
@@ -311,8 +316,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, has_dh ? 4 : 3, has_w, strides, forced, shift,
                                            broken, device, plan);
   const RowGeometry& g = plan.g;
-  // One partial row a block, or a cluster when its blocks split the rows' columns.
-  const std::int64_t partial_rows = g.blocks / (bulk.bulk ? bulk.cluster : 1);
+  const std::int64_t partial_rows = partial_rows_of(g, bulk);
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
 
   KernelLaunch L;
@@ -387,8 +391,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, affine, strides, forced, shift, broken,
                                            device, plan);
   const RowGeometry& g = plan.g;
-  // One partial row a block, or a cluster when its blocks split the rows' columns.
-  const std::int64_t partial_rows = g.blocks / (bulk.bulk ? bulk.cluster : 1);
+  const std::int64_t partial_rows = partial_rows_of(g, bulk);
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
 
   KernelLaunch L;

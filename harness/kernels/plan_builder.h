@@ -249,8 +249,9 @@ inline const std::set<std::string> kScheduleNeutralKeys{"weight", "inplace", "st
 struct BulkPlan {
   bool bulk = false;
   int threads = 0, items = 0, stages = 0;
-  // Blocks of a thread-block cluster that split each row's columns (layernorm_bwd_bulk_cluster);
-  // 1: a block takes whole rows. The grid is then a whole number of clusters.
+  // Blocks of a thread-block cluster that split each row's columns (the backward's _cluster
+  // entries); 1: a block takes whole rows, and in every plan without bulk. The grid is a whole
+  // number of clusters.
   int cluster = 1;
   std::uint32_t shared_bytes = 0;
 };
