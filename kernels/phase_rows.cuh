@@ -125,6 +125,29 @@ __device__ __forceinline__ uint4 phase_weight(const uint4* slots, int item) {
   return slots[item * blockDim.x + threadIdx.x];
 }
 
+// Row `row` of a tensor (base, stride) into `raw`, issued a row ahead of its use: the block's next
+// row is in flight while the current one is reduced, normalized and stored, so a block keeps two
+// rows' loads outstanding instead of one. Past the last row: zeros, no loads. Rows a block walks
+// are at least VEC rows apart, so a row loaded ahead never shares a chunk with the row being
+// stored (in place, y may be x).
+template <typename T, int ITEMS>
+__device__ __forceinline__ void load_phase_ahead(const PhaseRows<T, ITEMS>& pr, const T* base,
+                                                 int stride, long long row, long long rows,
+                                                 int d, uint4 (&raw)[ITEMS]) {
+  if (row < rows) {
+    load_phase_row(pr, base + row * static_cast<long long>(stride), pr.whole(row, rows), d, raw);
+  } else {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) raw[i] = make_uint4(0u, 0u, 0u, 0u);
+  }
+}
+
+template <int ITEMS>
+__device__ __forceinline__ void take_ahead(const uint4 (&next)[ITEMS], uint4 (&cur)[ITEMS]) {
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) cur[i] = next[i];
+}
+
 }  // namespace norm
 
 // RMSNorm forward, rows of one phase a block: arguments, results and aliasing as rmsnorm_fwd.
@@ -142,11 +165,12 @@ __global__ void __launch_bounds__(1024)
   const norm::PhaseRows<T, ITEMS> pr({x, y}, {x_stride, y_stride}, rows, d);
   norm::stage_phase_weight(pr, w, d, weight_slots);
   int parity = 0;
+  uint4 xs[ITEMS];
+  norm::load_phase_ahead(pr, x, x_stride, pr.first, rows, d, xs);
   for (long long row = pr.first; row < rows; row += pr.step) {
-    const T* xr = x + row * static_cast<long long>(x_stride);
     T* yr = y + row * static_cast<long long>(y_stride);
-    uint4 xs[ITEMS];
-    norm::load_phase_row(pr, xr, pr.whole(row, rows), d, xs);
+    uint4 xn[ITEMS];
+    norm::load_phase_ahead(pr, x, x_stride, row + pr.step, rows, d, xn);
     float sum[1] = {0.f};
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -168,6 +192,7 @@ __global__ void __launch_bounds__(1024)
       norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
           yr, pr.column(i), d, pr.vec, v, (pr.inside & (1u << i)) != 0);
     }
+    norm::take_ahead(xn, xs);
   }
 }
 
@@ -185,13 +210,15 @@ __global__ void __launch_bounds__(1024)
                                       d);
   norm::stage_phase_weight(pr, w, d, weight_slots);
   int parity = 0;
+  uint4 xs[ITEMS], rs[ITEMS];
+  norm::load_phase_ahead(pr, x, x_stride, pr.first, rows, d, xs);
+  norm::load_phase_ahead(pr, r, r_stride, pr.first, rows, d, rs);
   for (long long row = pr.first; row < rows; row += pr.step) {
     T* hr = h + row * h_stride;
     T* yr = y + row * y_stride;
-    const unsigned whole = pr.whole(row, rows);
-    uint4 xs[ITEMS], rs[ITEMS];
-    norm::load_phase_row(pr, x + row * x_stride, whole, d, xs);
-    norm::load_phase_row(pr, r + row * r_stride, whole, d, rs);
+    uint4 xn[ITEMS], rn[ITEMS];
+    norm::load_phase_ahead(pr, x, x_stride, row + pr.step, rows, d, xn);
+    norm::load_phase_ahead(pr, r, r_stride, row + pr.step, rows, d, rn);
     float sum[1] = {0.f};
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -217,6 +244,8 @@ __global__ void __launch_bounds__(1024)
       norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
           yr, pr.column(i), d, pr.vec, sv, (pr.inside & (1u << i)) != 0);
     }
+    norm::take_ahead(xn, xs);
+    norm::take_ahead(rn, rs);
   }
 }
 
@@ -230,32 +259,50 @@ __global__ void __launch_bounds__(1024)
                         float* rstd, int rows, int d, int x_stride, int y_stride, float eps) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
-  __shared__ norm::ReduceScratch<1> scratch;
+  __shared__ norm::ReduceScratch<3> scratch;
   extern __shared__ uint4 weight_slots[];
   const norm::PhaseRows<T, ITEMS> pr({x, y}, {x_stride, y_stride}, rows, d);
+  // The columns this thread holds: the same in every row the block walks.
+  float own_count = 0.f;
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) {
+      const int c = pr.column(i) + e;
+      own_count += (c >= 0 && c < d) ? 1.f : 0.f;
+    }
+  }
+  const float own_inv_count = own_count > 0.f ? 1.f / own_count : 0.f;
+  // Element of chunk 0 that holds the row's first column when that chunk straddles the start.
+  const int head_at = pr.column(0) < 0 ? -pr.column(0) : 0;
   // gamma's slots first, then beta's (beta alone takes the first).
   uint4* gamma_slots = weight_slots;
   uint4* beta_slots = weight_slots + (gamma != nullptr ? ITEMS * blockDim.x : 0);
   norm::stage_phase_weight(pr, gamma, d, gamma_slots);
   norm::stage_phase_weight(pr, beta, d, beta_slots);
   int parity = 0;
+  uint4 xs[ITEMS];
+  norm::load_phase_ahead(pr, x, x_stride, pr.first, rows, d, xs);
   for (long long row = pr.first; row < rows; row += pr.step) {
-    const T* xr = x + row * static_cast<long long>(x_stride);
     T* yr = y + row * static_cast<long long>(y_stride);
-    uint4 xs[ITEMS];
-    norm::load_phase_row(pr, xr, pr.whole(row, rows), d, xs);
-    float acc[1] = {0.f};
+    uint4 xn[ITEMS];
+    norm::load_phase_ahead(pr, x, x_stride, row + pr.step, rows, d, xn);
+    // This thread's columns: their sum and sum of squares about one of them (one pass; about a
+    // value of their own, the squares do not cancel), turned into their mean and the sum of
+    // squared deviations from it; then one reduction joins the threads' moments (Chan et al.'s
+    // pairwise update) where two passes would take one reduction for the mean and another for
+    // the variance.
+    float shift = 0.f;
+    {
+      float v0[kVec];
+      E::unpack(xs[0], v0);
+      // Chunk 0's first column in the row: element 0, or `phase` for the chunk that straddles
+      // the row's start.
+      shift = v0[0];
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      float v[kVec];
-      E::unpack(xs[i], v);
-      if (!(pr.inside & (1u << i))) norm::drop_outside(pr.column(i), d, v);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) acc[0] += v[e];
+      for (int e = 1; e < kVec; ++e) shift = (head_at == e) ? v0[e] : shift;
     }
-    norm::row_group_sum<true>(acc, scratch, parity);
-    const float mu = norm::mean_of(acc[0], d);
-    acc[0] = 0.f;
+    float own_sum = 0.f, own_sq = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       const int c0 = pr.column(i);
@@ -263,18 +310,27 @@ __global__ void __launch_bounds__(1024)
       E::unpack(xs[i], v);
       if (pr.inside & (1u << i)) {
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) acc[0] = fmaf(v[e] - mu, v[e] - mu, acc[0]);
+        for (int e = 0; e < kVec; ++e) {
+          const float dev = v[e] - shift;
+          own_sum += dev;
+          own_sq = fmaf(dev, dev, own_sq);
+        }
       } else {
-        // Columns outside the row hold 0 or another row's values, not the mean: left out.
+        // Columns outside the row hold 0 or another row's values: left out.
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          const float dev = (c0 + e >= 0 && c0 + e < d) ? v[e] - mu : 0.f;
-          acc[0] = fmaf(dev, dev, acc[0]);
+          const float dev = (c0 + e >= 0 && c0 + e < d) ? v[e] - shift : 0.f;
+          own_sum += dev;
+          own_sq = fmaf(dev, dev, own_sq);
         }
       }
     }
-    norm::row_group_sum<true>(acc, scratch, parity);
-    const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
+    const float own_mean = shift + own_sum * own_inv_count;
+    const float own_m2 = fmaxf(own_sq - own_sum * own_sum * own_inv_count, 0.f);
+    norm::Moments mo{own_count, own_mean, own_m2};
+    norm::row_group_moments(mo, scratch, parity);
+    const float mu = mo.mean;
+    const float inv_std = rsqrtf(norm::mean_of(mo.m2, d) + eps);
     if (threadIdx.x == 0) {
       if (mean != nullptr) mean[row] = mu;
       if (rstd != nullptr) rstd[row] = inv_std;
@@ -301,6 +357,7 @@ __global__ void __launch_bounds__(1024)
       norm::store_chunk<T, true, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
           yr, pr.column(i), d, pr.vec, v, (pr.inside & (1u << i)) != 0);
     }
+    norm::take_ahead(xn, xs);
   }
 }
 
