@@ -277,12 +277,14 @@ struct Moments {
 
 // Joins b into a (Chan, Golub and LeVeque's pairwise update). Written so that join(a, b) and
 // join(b, a) give bit-identical results (every step is a commutative operation on the same
-// operands), so both lanes of a butterfly agree. Empty groups (count 0) join as nothing.
+// operands; the mean's two products are rounded apart, since a contracted fma would round one
+// side's product and not the other's), so both lanes of a butterfly agree. Empty groups
+// (count 0) join as nothing.
 __device__ __forceinline__ void join_moments(Moments& a, const Moments& b) {
   const float count = a.count + b.count;
   const float inv = count > 0.f ? 1.f / count : 0.f;
   const float delta = b.mean - a.mean;
-  const float mean = (a.count * a.mean + b.count * b.mean) * inv;
+  const float mean = (__fmul_rn(a.count, a.mean) + __fmul_rn(b.count, b.mean)) * inv;
   a.m2 = (a.m2 + b.m2) + delta * delta * (a.count * b.count * inv);
   a.mean = mean;
   a.count = count;
