@@ -273,8 +273,7 @@ __global__ void __launch_bounds__(1024)
     }
   }
   const float own_inv_count = own_count > 0.f ? 1.f / own_count : 0.f;
-  // Element of chunk 0 that holds the row's first column when that chunk straddles the start.
-  const int head_at = pr.column(0) < 0 ? -pr.column(0) : 0;
+  const bool last_in_row = pr.column(0) + kVec - 1 < d;
   // gamma's slots first, then beta's (beta alone takes the first).
   uint4* gamma_slots = weight_slots;
   uint4* beta_slots = weight_slots + (gamma != nullptr ? ITEMS * blockDim.x : 0);
@@ -292,15 +291,12 @@ __global__ void __launch_bounds__(1024)
     // squared deviations from it; then one reduction joins the threads' moments (Chan et al.'s
     // pairwise update) where two passes would take one reduction for the mean and another for
     // the variance.
-    float shift = 0.f;
+    float shift;
     {
+      // A value of chunk 0 in the row: its last, or its first where the row ends inside it.
       float v0[kVec];
       E::unpack(xs[0], v0);
-      // Chunk 0's first column in the row: element 0, or `phase` for the chunk that straddles
-      // the row's start.
-      shift = v0[0];
-#pragma unroll
-      for (int e = 1; e < kVec; ++e) shift = (head_at == e) ? v0[e] : shift;
+      shift = last_in_row ? v0[kVec - 1] : v0[0];
     }
     float own_sum = 0.f, own_sq = 0.f;
 #pragma unroll
