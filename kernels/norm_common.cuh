@@ -270,67 +270,6 @@ __device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<M>& s
   warp_sum(v);
 }
 
-// A group of columns' count, mean and sum of squared deviations from that mean (M2).
-struct Moments {
-  float count, mean, m2;
-};
-
-// Joins b into a (Chan, Golub and LeVeque's pairwise update). Written so that join(a, b) and
-// join(b, a) give bit-identical results (every step is a commutative operation on the same
-// operands; the mean's two products are rounded apart, since a contracted fma would round one
-// side's product and not the other's), so both lanes of a butterfly agree. Empty groups
-// (count 0) join as nothing.
-__device__ __forceinline__ void join_moments(Moments& a, const Moments& b) {
-  const float count = a.count + b.count;
-  // The fast reciprocal (one MUFU instruction; an IEEE division is a routine of its own, ten a
-  // row): the counts are small integers, and both lanes compute it from the same count.
-  const float inv = count > 0.f ? __fdividef(1.f, count) : 0.f;
-  const float delta = b.mean - a.mean;
-  const float mean = (__fmul_rn(a.count, a.mean) + __fmul_rn(b.count, b.mean)) * inv;
-  a.m2 = (a.m2 + b.m2) + delta * delta * (a.count * b.count * inv);
-  a.mean = mean;
-  a.count = count;
-}
-
-__device__ __forceinline__ void warp_join_moments(Moments& m, int width) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    if (offset < width) {
-      Moments other;
-      other.count = __shfl_xor_sync(kFullMask, m.count, offset);
-      other.mean = __shfl_xor_sync(kFullMask, m.mean, offset);
-      other.m2 = __shfl_xor_sync(kFullMask, m.m2, offset);
-      join_moments(m, other);
-    }
-  }
-}
-
-// The row's moments from each thread's, over the row group (as row_group_sum: every thread gets
-// bit-identical results, in an order fixed by the geometry; one barrier when the group is
-// several warps). Must be reached by every thread of the block when blockDim.x > 32.
-template <int M>
-__device__ __forceinline__ void row_group_moments(Moments& m, ReduceScratch<M>& scratch,
-                                                  int& parity) {
-  static_assert(M >= 3, "the scratch holds a count, a mean and an M2 a warp");
-  const int width = blockDim.x < 32 ? blockDim.x : 32;
-  warp_join_moments(m, width);
-  if (blockDim.x <= 32) return;
-  const int lane = threadIdx.x & 31;
-  const int warps = blockDim.x >> 5;
-  float (*buf)[M] = scratch.partial[parity] + threadIdx.y * warps;
-  parity ^= 1;
-  if (lane == 0) {
-    buf[threadIdx.x >> 5][0] = m.count;
-    buf[threadIdx.x >> 5][1] = m.mean;
-    buf[threadIdx.x >> 5][2] = m.m2;
-  }
-  __syncthreads();
-  m.count = lane < warps ? buf[lane][0] : 0.f;
-  m.mean = lane < warps ? buf[lane][1] : 0.f;
-  m.m2 = lane < warps ? buf[lane][2] : 0.f;
-  warp_join_moments(m, 32);
-}
-
 // A row's mean from its sum: a product with 1 / d, which the compiler hoists out of the row loop
 // (d is uniform), where a division is a routine of its own per row and thread. LayerNorm and the
 // backward kernels use it, with rsqrtf for 1 / sqrt (as PyTorch's normalization kernels do): in

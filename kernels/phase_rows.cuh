@@ -259,46 +259,39 @@ __global__ void __launch_bounds__(1024)
                         float* rstd, int rows, int d, int x_stride, int y_stride, float eps) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
-  __shared__ norm::ReduceScratch<3> scratch;
+  __shared__ norm::ReduceScratch<1> scratch;
   extern __shared__ uint4 weight_slots[];
   const norm::PhaseRows<T, ITEMS> pr({x, y}, {x_stride, y_stride}, rows, d);
-  // The columns this thread holds: the same in every row the block walks.
-  float own_count = 0.f;
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) {
-      const int c = pr.column(i) + e;
-      own_count += (c >= 0 && c < d) ? 1.f : 0.f;
-    }
-  }
-  const float own_inv_count = own_count > 0.f ? 1.f / own_count : 0.f;
-  const bool last_in_row = pr.column(0) + kVec - 1 < d;
   // gamma's slots first, then beta's (beta alone takes the first).
   uint4* gamma_slots = weight_slots;
   uint4* beta_slots = weight_slots + (gamma != nullptr ? ITEMS * blockDim.x : 0);
   norm::stage_phase_weight(pr, gamma, d, gamma_slots);
   norm::stage_phase_weight(pr, beta, d, beta_slots);
+  // Rows loaded one ahead (norm::load_phase_ahead), except 16-bit rows of two chunks a thread:
+  // there the loads ahead measured slower (call 182, bf16 16384x1025: 44.2 -> 45.3 us), where
+  // fp32 and three chunks a thread gained (fp32 16384x2049 123.5 -> 109.3, bf16 16384x3073
+  // 88.3 -> 84.1).
+  constexpr bool kAhead = sizeof(T) == 4 || ITEMS >= 3;
   int parity = 0;
   uint4 xs[ITEMS];
-  norm::load_phase_ahead(pr, x, x_stride, pr.first, rows, d, xs);
+  if (kAhead) norm::load_phase_ahead(pr, x, x_stride, pr.first, rows, d, xs);
   for (long long row = pr.first; row < rows; row += pr.step) {
     T* yr = y + row * static_cast<long long>(y_stride);
     uint4 xn[ITEMS];
-    norm::load_phase_ahead(pr, x, x_stride, row + pr.step, rows, d, xn);
-    // This thread's columns: their sum and sum of squares about one of them (one pass; about a
-    // value of their own, the squares do not cancel), turned into their mean and the sum of
-    // squared deviations from it; then one reduction joins the threads' moments (Chan et al.'s
-    // pairwise update) where two passes would take one reduction for the mean and another for
-    // the variance.
-    float shift;
-    {
-      // A value of chunk 0 in the row: its last, or its first where the row ends inside it.
-      float v0[kVec];
-      E::unpack(xs[0], v0);
-      shift = last_in_row ? v0[kVec - 1] : v0[0];
+    norm::load_phase_ahead(pr, x, x_stride, kAhead ? row + pr.step : row, rows, d,
+                           kAhead ? xn : xs);
+    float acc[1] = {0.f};
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      float v[kVec];
+      E::unpack(xs[i], v);
+      if (!(pr.inside & (1u << i))) norm::drop_outside(pr.column(i), d, v);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) acc[0] += v[e];
     }
-    float own_sum = 0.f, own_sq = 0.f;
+    norm::row_group_sum<true>(acc, scratch, parity);
+    const float mu = norm::mean_of(acc[0], d);
+    acc[0] = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       const int c0 = pr.column(i);
@@ -306,27 +299,18 @@ __global__ void __launch_bounds__(1024)
       E::unpack(xs[i], v);
       if (pr.inside & (1u << i)) {
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) {
-          const float dev = v[e] - shift;
-          own_sum += dev;
-          own_sq = fmaf(dev, dev, own_sq);
-        }
+        for (int e = 0; e < kVec; ++e) acc[0] = fmaf(v[e] - mu, v[e] - mu, acc[0]);
       } else {
-        // Columns outside the row hold 0 or another row's values: left out.
+        // Columns outside the row hold 0 or another row's values, not the mean: left out.
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          const float dev = (c0 + e >= 0 && c0 + e < d) ? v[e] - shift : 0.f;
-          own_sum += dev;
-          own_sq = fmaf(dev, dev, own_sq);
+          const float dev = (c0 + e >= 0 && c0 + e < d) ? v[e] - mu : 0.f;
+          acc[0] = fmaf(dev, dev, acc[0]);
         }
       }
     }
-    const float own_mean = shift + own_sum * own_inv_count;
-    const float own_m2 = fmaxf(own_sq - own_sum * own_sum * own_inv_count, 0.f);
-    norm::Moments mo{own_count, own_mean, own_m2};
-    norm::row_group_moments(mo, scratch, parity);
-    const float mu = mo.mean;
-    const float inv_std = rsqrtf(norm::mean_of(mo.m2, d) + eps);
+    norm::row_group_sum<true>(acc, scratch, parity);
+    const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
     if (threadIdx.x == 0) {
       if (mean != nullptr) mean[row] = mu;
       if (rstd != nullptr) rstd[row] = inv_std;
@@ -353,7 +337,7 @@ __global__ void __launch_bounds__(1024)
       norm::store_chunk<T, true, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
           yr, pr.column(i), d, pr.vec, v, (pr.inside & (1u << i)) != 0);
     }
-    norm::take_ahead(xn, xs);
+    if (kAhead) norm::take_ahead(xn, xs);
   }
 }
 
