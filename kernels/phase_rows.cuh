@@ -209,16 +209,29 @@ __global__ void __launch_bounds__(1024)
   const norm::PhaseRows<T, ITEMS> pr({x, r, h, y}, {x_stride, r_stride, h_stride, y_stride}, rows,
                                       d);
   norm::stage_phase_weight(pr, w, d, weight_slots);
+  // Rows loaded one ahead (norm::load_phase_ahead) at up to two chunks a thread. At three, the
+  // two tensors' rows ahead spill at the 64-register bound, and the loads ahead measured slower
+  // (call 183, bf16 8192x8193: 170.6 -> 196.8 us), where two chunks gained (call 182, bf16
+  // 16384x2049: 88.1 -> 82.0).
+  constexpr bool kAhead = ITEMS <= 2;
   int parity = 0;
   uint4 xs[ITEMS], rs[ITEMS];
-  norm::load_phase_ahead(pr, x, x_stride, pr.first, rows, d, xs);
-  norm::load_phase_ahead(pr, r, r_stride, pr.first, rows, d, rs);
+  if constexpr (kAhead) {
+    norm::load_phase_ahead(pr, x, x_stride, pr.first, rows, d, xs);
+    norm::load_phase_ahead(pr, r, r_stride, pr.first, rows, d, rs);
+  }
   for (long long row = pr.first; row < rows; row += pr.step) {
     T* hr = h + row * h_stride;
     T* yr = y + row * y_stride;
     uint4 xn[ITEMS], rn[ITEMS];
-    norm::load_phase_ahead(pr, x, x_stride, row + pr.step, rows, d, xn);
-    norm::load_phase_ahead(pr, r, r_stride, row + pr.step, rows, d, rn);
+    if constexpr (kAhead) {
+      norm::load_phase_ahead(pr, x, x_stride, row + pr.step, rows, d, xn);
+      norm::load_phase_ahead(pr, r, r_stride, row + pr.step, rows, d, rn);
+    } else {
+      const unsigned whole = pr.whole(row, rows);
+      norm::load_phase_row(pr, x + row * x_stride, whole, d, xs);
+      norm::load_phase_row(pr, r + row * r_stride, whole, d, rs);
+    }
     float sum[1] = {0.f};
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -244,8 +257,10 @@ __global__ void __launch_bounds__(1024)
       norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
           yr, pr.column(i), d, pr.vec, sv, (pr.inside & (1u << i)) != 0);
     }
-    norm::take_ahead(xn, xs);
-    norm::take_ahead(rn, rs);
+    if constexpr (kAhead) {
+      norm::take_ahead(xn, xs);
+      norm::take_ahead(rn, rs);
+    }
   }
 }
 
