@@ -289,12 +289,16 @@ __global__ void __launch_bounds__(1024)
   constexpr bool kAhead = sizeof(T) == 4 || ITEMS >= 3;
   int parity = 0;
   uint4 xs[ITEMS];
-  if (kAhead) norm::load_phase_ahead(pr, x, x_stride, pr.first, rows, d, xs);
+  if constexpr (kAhead) norm::load_phase_ahead(pr, x, x_stride, pr.first, rows, d, xs);
   for (long long row = pr.first; row < rows; row += pr.step) {
     T* yr = y + row * static_cast<long long>(y_stride);
     uint4 xn[ITEMS];
-    norm::load_phase_ahead(pr, x, x_stride, kAhead ? row + pr.step : row, rows, d,
-                           kAhead ? xn : xs);
+    if constexpr (kAhead) {
+      norm::load_phase_ahead(pr, x, x_stride, row + pr.step, rows, d, xn);
+    } else {
+      norm::load_phase_row(pr, x + row * static_cast<long long>(x_stride), pr.whole(row, rows), d,
+                           xs);
+    }
     float acc[1] = {0.f};
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -352,7 +356,7 @@ __global__ void __launch_bounds__(1024)
       norm::store_chunk<T, true, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
           yr, pr.column(i), d, pr.vec, v, (pr.inside & (1u << i)) != 0);
     }
-    if (kAhead) norm::take_ahead(xn, xs);
+    if constexpr (kAhead) norm::take_ahead(xn, xs);
   }
 }
 
