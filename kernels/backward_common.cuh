@@ -98,6 +98,22 @@ __device__ __forceinline__ uint4 load_weight_chunk(const T* w, int tile, int ite
   return load_chunk_packed<T, Load::ReadOnly>(w, c0, d, a.vec);
 }
 
+// g = dy * (w + w_offset), or dy without a weight; w_raw is the packed weight chunk.
+template <typename T>
+__device__ __forceinline__ void weighted(bool has_w, float w_offset, const uint4& w_raw,
+                                         const float (&dy)[Elem<T>::kVec],
+                                         float (&g)[Elem<T>::kVec]) {
+  if (has_w) {
+    float wv[Elem<T>::kVec];
+    Elem<T>::unpack(w_raw, wv);
+#pragma unroll
+    for (int e = 0; e < Elem<T>::kVec; ++e) g[e] = dy[e] * (wv[e] + w_offset);
+  } else {
+#pragma unroll
+    for (int e = 0; e < Elem<T>::kVec; ++e) g[e] = dy[e];
+  }
+}
+
 // The first row of this thread's row group (row 0 for a group past the last row).
 __device__ __forceinline__ long long group_first_row(int rows) {
   const long long row = static_cast<long long>(blockIdx.x) * blockDim.y + threadIdx.y;

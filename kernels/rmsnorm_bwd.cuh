@@ -70,22 +70,6 @@ struct RmsBwdTile {
   }
 };
 
-// g = dy * (w + w_offset), or dy without a weight; w_raw is the packed weight chunk.
-template <typename T>
-__device__ __forceinline__ void weighted(bool has_w, float w_offset, const uint4& w_raw,
-                                         const float (&dy)[Elem<T>::kVec],
-                                         float (&g)[Elem<T>::kVec]) {
-  if (has_w) {
-    float wv[Elem<T>::kVec];
-    Elem<T>::unpack(w_raw, wv);
-#pragma unroll
-    for (int e = 0; e < Elem<T>::kVec; ++e) g[e] = dy[e] * (wv[e] + w_offset);
-  } else {
-#pragma unroll
-    for (int e = 0; e < Elem<T>::kVec; ++e) g[e] = dy[e];
-  }
-}
-
 // The shared body. FUSED: s = x + r (add_rmsnorm_bwd); otherwise s = x. ONE: d fits one tile
 // (the row stays in registers); else rows stream. The two are compiled apart: each alone fits
 // the registers, but one loop serving both would keep dw live through the streaming path.

@@ -14,10 +14,12 @@ using namespace ladder_test;
 TEST_CASE("backward plans: shifted kernels for rows off the 16-byte grid, SMs kept full",
           "[kernels]") {
   ladder::register_builtin_oracles();
+  // schedule=regs: where auto takes the phase kernels (test_backward_phase_plans.cpp).
   for (const char* op : {"rmsnorm_bwd", "add_rmsnorm_bwd", "layernorm_bwd"}) {
     for (const auto& [rows, d] : std::vector<std::pair<std::int64_t, std::int64_t>>{
              {8192, 2049}, {16384, 4096}, {4096, 5125}, {257, 769}}) {
-      const auto L = plan_checked({op, DType::BF16, {}}, {{"rows", rows}, {"d", d}}).front();
+      const auto L =
+          plan_checked({op, DType::BF16, {{"schedule", "regs"}}}, {{"rows", rows}, {"d", d}}).front();
       INFO(op << " " << rows << "x" << d << " " << L.entry << " block " << L.block[0] << "x"
               << L.block[1] << " grid " << L.grid[0]);
       const bool odd = d % 8 != 0;
@@ -53,7 +55,7 @@ TEST_CASE("backward plans: shared memory for the weight-gradient sums the kernel
       for (const auto& [op, sums] : std::vector<std::pair<std::string, int>>{
                {"rmsnorm_bwd", 0}, {"add_rmsnorm_bwd", 1},
                {"layernorm_bwd", dt == DType::F32 ? 2 : 1}}) {
-        const auto L = entry_of({op, dt, {}}, rows, d);
+        const auto L = plan_checked({op, dt, {{"schedule", "regs"}}}, {{"rows", rows}, {"d", d}}).front();
         INFO(op << " " << rows << "x" << d << " " << L.entry << " block " << L.block[0] << "x"
                 << L.block[1]);
         const std::size_t items = std::stoul(L.entry.substr(L.entry.find(", ") + 2));

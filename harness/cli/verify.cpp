@@ -160,9 +160,15 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"affine", "gamma"}}};
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).
+  // phase: rows of one phase a block (the small shapes' odd d), on different phases (odd
+  // strides: the element-wise path), eight blocks walking every row, each ITEMS.
   if (op == "rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"weight", "none"}}, {{"strided", "odd"}}, {{"shift", "0"}},
             {{"shift", "1"}}, {{"pdl", "0"}},
+            {{"schedule", "phase"}}, {{"schedule", "phase"}, {"strided", "odd"}, {"weight", "gemma"}},
+            {{"schedule", "phase"}, {"phase_grid", "8"}, {"weight", "none"}},
+            {{"schedule", "phase"}, {"phase_items", "1"}, {"strided", "1"}},
+            {{"schedule", "phase"}, {"phase_items", "2"}, {"pdl", "0"}},
             // bulk: as layernorm_bwd's.
             {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"weight", "gemma"}, {"strided", "1"}},
             {{"schedule", "bulk"}, {"weight", "none"}}, {{"schedule", "bulk"}, {"strided", "odd"}},
@@ -175,6 +181,11 @@ std::vector<Variant> variants_of(const std::string& op) {
   if (op == "add_rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}},
             {{"shift", "1"}},
+            // phase: as rmsnorm_bwd's, with and without dh and dr.
+            {{"schedule", "phase"}}, {{"schedule", "phase"}, {"dh", "1"}, {"weight", "gemma"}},
+            {{"schedule", "phase"}, {"write_dr", "0"}, {"strided", "odd"}},
+            {{"schedule", "phase"}, {"phase_grid", "8"}, {"dh", "1"}, {"strided", "1"}},
+            {{"schedule", "phase"}, {"phase_items", "1"}, {"weight", "none"}},
             // bulk: as layernorm_bwd's, with and without dh and dr.
             {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"dh", "1"}, {"weight", "gemma"}},
             {{"schedule", "bulk"}, {"write_dr", "0"}, {"strided", "1"}},
@@ -190,6 +201,11 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"stats", "recompute"}}, {{"stats", "recompute"}, {"strided", "odd"}},
             {{"stats", "recompute"}, {"affine", "0"}}, {{"column_sums", "separate"}},
             {{"column_sums", "separate"}, {"pdl", "0"}, {"strided", "odd"}},
+            // phase: as rmsnorm_bwd's, with either statistics.
+            {{"schedule", "phase"}}, {{"schedule", "phase"}, {"stats", "recompute"}},
+            {{"schedule", "phase"}, {"affine", "0"}, {"strided", "odd"}},
+            {{"schedule", "phase"}, {"phase_grid", "8"}, {"stats", "recompute"}, {"strided", "1"}},
+            {{"schedule", "phase"}, {"phase_items", "1"}, {"column_sums", "separate"}},
             // bulk: rows staged whole; odd strides take its element-by-element path, three
             // blocks walk many rows each (the barriers' phases wrap: with one stage every row).
             {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"stats", "recompute"}},

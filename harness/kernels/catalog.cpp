@@ -40,9 +40,9 @@ const std::vector<OpEntry>& table() {
          {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged", "wide", "warp", "packed", "decode", "row", "loop", "phase"}}, {"stages", {"2", "3"}}},
          detail::add_rmsnorm_row_limits()},
         {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide", "warp", "packed", "row", "loop", "bulk", "phase"}}}, detail::layernorm_row_limits()},
-        {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}, {"schedule", {"regs", "bulk"}}}, detail::backward_row_limits()},
-        {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {{"shift", {"0", "1"}}, {"schedule", {"regs", "bulk"}}}, detail::backward_row_limits()},
-        {"layernorm_bwd", detail::plan_layernorm_bwd, {{"shift", {"0", "1"}}, {"stats", {"saved", "recompute"}}, {"schedule", {"regs", "bulk"}}},
+        {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}, {"schedule", {"regs", "bulk", "phase"}}}, detail::backward_row_limits()},
+        {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {{"shift", {"0", "1"}}, {"schedule", {"regs", "bulk", "phase"}}}, detail::backward_row_limits()},
+        {"layernorm_bwd", detail::plan_layernorm_bwd, {{"shift", {"0", "1"}}, {"stats", {"saved", "recompute"}}, {"schedule", {"regs", "bulk", "phase"}}},
          detail::backward_row_limits()},
         {"column_sum", detail::plan_column_sum, {}, RowLimits{}},
     };
@@ -156,6 +156,19 @@ std::vector<KernelRef> all_specializations() {
                 if (cluster != "1") v["bulk_cluster"] = cluster;
                 out.push_back({e.name, dt, v});
               }
+          continue;
+        }
+        // The backward's schedule=phase: one instantiation per ITEMS it takes (and statistics);
+        // it has no shifted build.
+        if (combo.count("schedule") && combo.at("schedule") == "phase" && combo.count("shift")) {
+          if (combo.at("shift") != "0") continue;
+          const int most = e.name == "rmsnorm_bwd" ? 3 : 2;
+          for (int items = 1; items <= most; ++items) {
+            auto v = combo;
+            v.erase("shift");
+            v["phase_items"] = std::to_string(items);
+            out.push_back({e.name, dt, v});
+          }
           continue;
         }
         // schedule=warp: one instantiation per ITEMS, on the 16-byte grid or off it.

@@ -48,6 +48,12 @@ std::string entry(const std::string& kernel, DType dt, int items, bool shifted,
          tail + ">";
 }
 
+// The phase kernel's entry (kernels/backward_phase.cuh); layernorm_bwd_phase's RECOMPUTE last.
+std::string phase_entry(const std::string& kernel, DType dt, int items, bool recompute = false) {
+  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(items) +
+         (recompute ? ", true" : "") + ">";
+}
+
 double weight_mode_code(const std::string& weight) {
   return weight == "none" ? 0 : weight == "plain" ? 1 : 2;
 }
@@ -255,15 +261,20 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, has_w, strides, forced, shift, "none",
                                            device, plan);
+  const BackwardPhasePlan phase = read_backward_phase(v, op, elem, s, strides, has_w, forced,
+                                                      shift == "auto", bulk.bulk, device, plan.g);
   v.finish();
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
 
   KernelLaunch L;
-  L.source = source_path(bulk.bulk ? "rmsnorm_bwd_bulk.cuh" : "rmsnorm_bwd.cuh");
-  L.entry = bulk.bulk ? bulk_entry("rmsnorm_bwd_bulk", ref.dtype, bulk)
-                      : entry("rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
+  L.source = source_path(phase.phase ? "backward_phase.cuh"
+                         : bulk.bulk ? "rmsnorm_bwd_bulk.cuh"
+                                     : "rmsnorm_bwd.cuh");
+  L.entry = phase.phase ? phase_entry("rmsnorm_bwd_phase", ref.dtype, g.items)
+            : bulk.bulk ? bulk_entry("rmsnorm_bwd_bulk", ref.dtype, bulk)
+                        : entry("rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   if (has_w) L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(rows_by_d("dy", BufferRole::Input, ref.dtype, s, strides["dy"]));
@@ -285,7 +296,8 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
             i32(strides["dx"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g, bulk.shared_bytes);  // dw sums in registers (bulk: its stages)
+  // dw sums in registers (bulk: its stages; phase: the weight's slots)
+  set_geometry(L, g, phase.phase ? phase.shared_bytes : bulk.shared_bytes);
   L.oracle = "kernel.rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   std::vector<KernelLaunch> out{L};
@@ -315,14 +327,20 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const std::string broken = v.get("broken_launch", "none", {"none", "short_shared"});
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, has_dh ? 4 : 3, has_w, strides, forced, shift,
                                            broken, device, plan);
+  const BackwardPhasePlan phase =
+      read_backward_phase(v, op, elem, s, strides, has_w, forced,
+                          shift == "auto" && broken == "none", bulk.bulk, device, plan.g);
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
 
   KernelLaunch L;
-  L.source = source_path(bulk.bulk ? "rmsnorm_bwd_bulk.cuh" : "rmsnorm_bwd.cuh");
-  L.entry = bulk.bulk ? bulk_entry("add_rmsnorm_bwd_bulk", ref.dtype, bulk)
-                      : entry("add_rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
+  L.source = source_path(phase.phase ? "backward_phase.cuh"
+                         : bulk.bulk ? "rmsnorm_bwd_bulk.cuh"
+                                     : "rmsnorm_bwd.cuh");
+  L.entry = phase.phase ? phase_entry("add_rmsnorm_bwd_phase", ref.dtype, g.items)
+            : bulk.bulk ? bulk_entry("add_rmsnorm_bwd_bulk", ref.dtype, bulk)
+                        : entry("add_rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   L.buffers.push_back(rows_by_d("r", BufferRole::Input, ref.dtype, s, strides["r"]));
   if (has_w) L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
@@ -353,7 +371,9 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
             i32(strides["dr"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  set_geometry(L, g, bulk.bulk ? bulk.shared_bytes : sums_bytes_as_asked(broken, op, g, has_w ? 1 : 0));
+  set_geometry(L, g, phase.phase ? phase.shared_bytes
+                     : bulk.bulk ? bulk.shared_bytes
+                                 : sums_bytes_as_asked(broken, op, g, has_w ? 1 : 0));
   v.finish();
   L.oracle = "kernel.add_rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
@@ -390,14 +410,20 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, affine, strides, forced, shift, broken,
                                            device, plan);
+  const BackwardPhasePlan phase =
+      read_backward_phase(v, op, elem, s, strides, affine, forced,
+                          shift == "auto" && broken == "none", bulk.bulk, device, plan.g);
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
 
   KernelLaunch L;
-  L.source = source_path(bulk.bulk ? "layernorm_bwd_bulk.cuh" : "layernorm_bwd.cuh");
-  L.entry = bulk.bulk ? bulk_entry("layernorm_bwd_bulk", ref.dtype, bulk)
-                      : entry("layernorm_bwd", ref.dtype, g.items, plan.shifted, !saved);
+  L.source = source_path(phase.phase ? "backward_phase.cuh"
+                         : bulk.bulk ? "layernorm_bwd_bulk.cuh"
+                                     : "layernorm_bwd.cuh");
+  L.entry = phase.phase ? phase_entry("layernorm_bwd_phase", ref.dtype, g.items, !saved)
+            : bulk.bulk ? bulk_entry("layernorm_bwd_bulk", ref.dtype, bulk)
+                        : entry("layernorm_bwd", ref.dtype, g.items, plan.shifted, !saved);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   if (affine) L.buffers.push_back(vector("gamma", BufferRole::Input, ref.dtype, s.d, "uniform"));
   L.buffers.push_back(rows_by_d("dy", BufferRole::Input, ref.dtype, s, strides["dy"]));
@@ -431,7 +457,10 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   // The sums kept in shared memory: dgamma's and dbeta's in fp32, dgamma's alone in 16 bits
   // (kernels/layernorm_bwd.cuh keeps dbeta's in registers there).
   const int shared_sums = affine ? (elem == 2 ? 1 : 2) : 0;
-  set_geometry(L, g, bulk.bulk ? bulk.shared_bytes : sums_bytes_as_asked(broken, op, g, shared_sums));
+  // phase: the sums in registers, gamma's slots in shared memory.
+  set_geometry(L, g, phase.phase ? phase.shared_bytes
+                     : bulk.bulk ? bulk.shared_bytes
+                                 : sums_bytes_as_asked(broken, op, g, shared_sums));
   v.finish();
   L.oracle = "kernel.layernorm_bwd";
   L.scalars = {{"eps", eps}};

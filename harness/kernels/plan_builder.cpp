@@ -145,6 +145,15 @@ bool strides_misaligned(const std::map<std::string, std::int64_t>& strides,
   return false;
 }
 
+bool strides_share_phase(const std::map<std::string, std::int64_t>& strides,
+                         std::size_t elem_size) {
+  const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem_size);
+  const std::int64_t first = strides.empty() ? 0 : strides.begin()->second % vec;
+  for (const auto& [name, stride] : strides)
+    if (stride % vec != first) return false;
+  return true;
+}
+
 ConcreteBuffer matrix(const std::string& name, BufferRole role, DType dtype, std::int64_t rows,
                       std::int64_t d, std::int64_t row_stride, const std::string& init) {
   ConcreteBuffer b;

@@ -281,6 +281,24 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
                      const std::vector<std::string>& schedules, std::size_t elem_size,
                      const Shape& s, int forced_items, int auto_items, int weights,
                      bool other_schedule, const DeviceLimits& device, RowGeometry& g);
+// schedule=phase of the backward ops (plan_backward_phase.cpp, kernels/backward_phase.cuh): rows
+// of one phase a block, one tile a row at ITEMS (phase_items=N, else items=N, else the most the
+// op holds without spilling) over the whole warps that cover the row at any phase, at most 512;
+// the weight's slots in `shared_bytes` when `weighted`; a grid of about the resident blocks
+// (phase_blocks_per_sm=N for tuning), a multiple of VEC (phase_grid=8 for tests). auto takes it
+// for 16-bit rows off the 16-byte grid, at least 4096 of them, whose strides share one phase,
+// where `auto_free` (no shift or broken_launch asked for) and no bulk plan was taken. Reads
+// "schedule" too (auto|regs|bulk|phase). Rewrites g where taken.
+struct BackwardPhasePlan {
+  bool phase = false;
+  int items = 0;
+  std::uint32_t shared_bytes = 0;
+};
+BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, std::size_t elem,
+                                      const Shape& s,
+                                      const std::map<std::string, std::int64_t>& strides,
+                                      bool weighted, int forced_items, bool auto_free, bool bulk,
+                                      const DeviceLimits& device, RowGeometry& g);
 // Whether auto takes schedule=phase for this call: rows off the 16-byte grid whose strides keep
 // every tensor on one phase (all equal modulo VEC), at least 4096 of them, 16-bit rows of
 // 769-8193 elements (RMSNorm's of 1018-1273 left to the warp schedule) or fp32 LayerNorm rows
@@ -346,6 +364,8 @@ std::map<std::string, std::int64_t> row_strides(const std::string& op, const Cas
                                                 const std::string& strided, std::int64_t d);
 // True when some stride is not a whole number of 16-byte chunks of elem_size elements.
 bool strides_misaligned(const std::map<std::string, std::int64_t>& strides, std::size_t elem_size);
+// True when every row of every tensor keeps one phase with the first's: strides equal modulo VEC.
+bool strides_share_phase(const std::map<std::string, std::int64_t>& strides, std::size_t elem_size);
 
 ConcreteBuffer matrix(const std::string& name, BufferRole role, DType dtype, std::int64_t rows,
                       std::int64_t d, std::int64_t row_stride, const std::string& init);

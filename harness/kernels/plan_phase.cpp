@@ -40,15 +40,6 @@ int phase_auto_items(const std::string& op, std::size_t elem_size, std::int64_t 
   return 4;
 }
 
-// Whether every row of every tensor keeps one phase with the first's: strides equal modulo VEC.
-bool strides_share_phase(const std::map<std::string, std::int64_t>& strides, std::size_t elem_size) {
-  const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem_size);
-  const std::int64_t first = strides.empty() ? 0 : strides.begin()->second % vec;
-  for (const auto& [name, stride] : strides)
-    if (stride % vec != first) return false;
-  return true;
-}
-
 }  // namespace
 
 int phase_auto(VariantReader& v, const std::string& op, std::size_t elem_size, const Shape& s,

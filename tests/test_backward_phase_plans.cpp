@@ -1,0 +1,128 @@
+// The backward's schedule=phase (kernels/backward_phase.cuh): where auto takes it and at which
+// ITEMS, its block, grid, shared memory and weight-gradient partials, the keys that pin them, and
+// the broken launches the selftest makes of it. No GPU needed.
+#include <cstdint>
+#include <string>
+
+#include "harness/kernels/catalog.h"
+#include "tests/catch.h"
+#include "tests/plan_helpers.h"
+
+using namespace ladder_test;
+
+namespace {
+
+bool phase(const KernelLaunch& L) { return L.entry.find("_bwd_phase<") != std::string::npos; }
+
+KernelLaunch first_of(const std::string& op, DType dt, std::map<std::string, std::string> variant,
+                      std::int64_t rows, std::int64_t d) {
+  return plan_checked({op, dt, std::move(variant)}, {{"rows", rows}, {"d", d}}).front();
+}
+
+}  // namespace
+
+TEST_CASE("backward phase schedule: auto takes 16-bit rows off the grid that share one phase",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  CHECK(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 8192, 2049).entry ==
+        "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 3>");
+  CHECK(entry_of({"add_rmsnorm_bwd", DType::F16, {}}, 8192, 2049).entry ==
+        "ladder::add_rmsnorm_bwd_phase<__half, 2>");
+  CHECK(entry_of({"layernorm_bwd", DType::BF16, {}}, 4096, 769).entry ==
+        "ladder::layernorm_bwd_phase<__nv_bfloat16, 2>");
+  CHECK(first_of("layernorm_bwd", DType::BF16, {{"stats", "recompute"}}, 8192, 2049).entry ==
+        "ladder::layernorm_bwd_phase<__nv_bfloat16, 2, true>");
+  // Not: fewer than 4096 rows, rows on the grid, fp32, strides on different phases, rows wider
+  // than one tile of 512 threads, and where shift or another schedule is asked for.
+  CHECK(!phase(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 4095, 2049)));
+  CHECK(!phase(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 8192, 2048)));
+  CHECK(!phase(entry_of({"rmsnorm_bwd", DType::F32, {}}, 8192, 2049)));
+  CHECK(!phase(first_of("rmsnorm_bwd", DType::BF16, {{"strided", "odd"}}, 8192, 2048)));
+  CHECK(!phase(entry_of({"layernorm_bwd", DType::BF16, {}}, 4096, 8193 + 2048)));
+  CHECK(!phase(first_of("rmsnorm_bwd", DType::BF16, {{"shift", "1"}}, 8192, 2049)));
+  CHECK(!phase(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "regs"}}, 8192, 2049)));
+  CHECK(!phase(first_of("add_rmsnorm_bwd", DType::BF16, {{"broken_launch", "short_shared"}}, 8192, 2049)));
+}
+
+TEST_CASE("backward phase schedule: one tile at any phase, whole phases, the weight's slots and one partial row a block",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  // rmsnorm_bwd bf16 2049 at ITEMS 3: 258 chunks at any phase over 96 threads; w's slots.
+  const auto launches = plan_checked({"rmsnorm_bwd", DType::BF16, {}}, {{"rows", 8192}, {"d", 2049}});
+  const auto& L = launches.front();
+  CHECK(L.source.find("backward_phase.cuh") != std::string::npos);
+  CHECK(L.block[0] == 96);
+  CHECK(L.block[1] == 1);
+  CHECK(L.shared_bytes == 3u * 96 * 16);
+  CHECK(L.grid[0] % 8 == 0);
+  // The partial rows: one a block, all of them added by column_sum.
+  const ConcreteBuffer* partial = find_buffer(L, "dw_partial");
+  REQUIRE(partial != nullptr);
+  CHECK(partial->rows == L.grid[0]);
+  REQUIRE(launches.size() == 2);
+  CHECK(launches[1].entry == "ladder::column_sum<__nv_bfloat16>");
+  // No weight: no slots. LayerNorm: gamma's slots only (beta is not read by the backward).
+  CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"weight", "none"}}, 8192, 2049).shared_bytes == 0);
+  CHECK(first_of("layernorm_bwd", DType::BF16, {}, 8192, 2049).shared_bytes == 2u * 160 * 16);
+  CHECK(first_of("layernorm_bwd", DType::BF16, {{"affine", "0"}}, 8192, 2049).shared_bytes == 0);
+  // Few rows: no more blocks than the rows need, still whole phases (fp32: four).
+  CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}}, 7, 2049).grid[0] == 8);
+  CHECK(first_of("layernorm_bwd", DType::F32, {{"schedule", "phase"}}, 7, 2049).grid[0] % 4 == 0);
+  // Asked for: phase_items (or items) pins ITEMS, phase_grid=8 the grid, phase_blocks_per_sm the
+  // blocks an SM (132 on the H200, rounded down to whole phases).
+  CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_items", "1"}}, 8192, 2049).entry ==
+        "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 1>");
+  CHECK(first_of("add_rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"items", "1"}}, 8192, 2049).entry ==
+        "ladder::add_rmsnorm_bwd_phase<__nv_bfloat16, 1>");
+  CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_grid", "8"}}, 8192, 2049).grid[0] == 8);
+  CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_blocks_per_sm", "3"}}, 8192, 2049)
+            .grid[0] == 3 * 132 / 8 * 8);
+  // Rows no tile of 512 threads covers take the register kernel, as the forward's do.
+  CHECK(!phase(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}}, 2, 65536)));
+}
+
+TEST_CASE("backward phase schedule: bad keys are plan errors that name the key", "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto plan_of = [](const std::string& op, std::map<std::string, std::string> variant,
+                    std::int64_t d = 2049) {
+    return ladder::kernels::plan({op, DType::BF16, std::move(variant)}, {{"rows", 300}, {"d", d}}, kEps);
+  };
+  CHECK_THROWS_WITH(plan_of("rmsnorm_bwd", {{"phase_grid", "8"}}), has_substr("phase_grid=8 needs schedule=phase"));
+  CHECK_THROWS_WITH(plan_of("layernorm_bwd", {{"phase_items", "2"}}), has_substr("needs schedule=phase"));
+  CHECK_THROWS_WITH(plan_of("layernorm_bwd", {{"schedule", "phase"}, {"phase_items", "3"}}),
+                    has_substr("at most 2 chunks a thread"));
+  CHECK_THROWS_WITH(plan_of("rmsnorm_bwd", {{"schedule", "phase"}, {"shift", "1"}}), has_substr("drop shift"));
+  CHECK_THROWS_WITH(plan_of("add_rmsnorm_bwd", {{"schedule", "phase"}, {"broken_launch", "short_shared"}}),
+                    has_substr("drop shift and broken_launch"));
+  CHECK_THROWS_AS(plan_of("rmsnorm_bwd", {{"schedule", "phase"}, {"phase_items", "4"}}), std::invalid_argument);
+}
+
+TEST_CASE("broken_phase_launch: the backward's broken phase launches break exactly what the kernels guard",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto launch_of = [](const std::string& op, const std::string& broken, std::int64_t d = 2049) {
+    const KernelRef ref{op, DType::BF16, {{"schedule", "phase"}, {"broken_phase_launch", broken}}};
+    return ladder::kernels::plan(ref, {{"rows", 300}, {"d", d}}, kEps).front();
+  };
+  for (const std::string op : {"rmsnorm_bwd", "add_rmsnorm_bwd", "layernorm_bwd"}) {
+    INFO(op);
+    const auto planned = launch_of(op, "none");
+    REQUIRE(phase(planned));
+    const auto off = launch_of(op, "grid_off_vec");
+    CHECK(off.entry == planned.entry);
+    CHECK(off.grid[0] == planned.grid[0] + 1);
+    CHECK(off.grid[0] % 8 != 0);
+    const auto narrow = launch_of(op, "narrow_tile");
+    CHECK(narrow.block[0] == planned.block[0] - 32);
+    const int items = std::stoi(planned.entry.substr(planned.entry.find(", ") + 2));
+    CHECK(std::int64_t{narrow.block[0]} * items * 8 < 2049 + 7);
+    const auto short_weight = launch_of(op, "short_weight");
+    CHECK(short_weight.shared_bytes + 16 == planned.shared_bytes);
+    CHECK(short_weight.grid[0] == planned.grid[0]);
+  }
+  CHECK_THROWS_WITH(launch_of("rmsnorm_bwd", "narrow_tile", 65536), has_substr("needs a row schedule=phase takes"));
+  CHECK_THROWS_WITH(ladder::kernels::plan({"rmsnorm_bwd", DType::BF16,
+                                           {{"schedule", "phase"}, {"weight", "none"}, {"broken_phase_launch", "short_weight"}}},
+                                          {{"rows", 300}, {"d", 2049}}, kEps),
+                    has_substr("short_weight needs a weight"));
+}
