@@ -55,9 +55,21 @@ struct RmsPhaseTile {
   uint4 x[ITEMS], dy[ITEMS], r[kF], dh[kF];
 };
 
+// Where a thread keeps its weight-gradient sums: registers, or (LEAN) the block's dynamic shared
+// memory ahead of the weight's slots. LEAN builds run under a 1024-thread launch bound (64
+// registers a thread), so an SM holds twice the warps.
+template <typename T, int ITEMS, int SUMS, bool LEAN>
+struct PhaseSums {
+  using type = typename ColumnSums<T, ITEMS, SUMS, LEAN>::type;
+  // The sums' bytes before the weight's slots (uint4 units: the slots' offset).
+  static __device__ __forceinline__ unsigned slots_offset() {
+    return LEAN ? SUMS * ITEMS * (Elem<T>::kVec / 4) * blockDim.x : 0u;
+  }
+};
+
 // RMSNorm backward over rows of one phase a block. FUSED: s = x + r (add_rmsnorm_bwd, with dh and
 // dr optional); otherwise s = x.
-template <typename T, int ITEMS, bool FUSED>
+template <typename T, int ITEMS, bool FUSED, bool LEAN>
 __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, const T* x,
                                               const T* r, const T* w, const T* dy, const T* dh,
                                               int rows, int d, int x_stride, int r_stride,
@@ -81,14 +93,16 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
     }
   };
   const PhaseRows<T, ITEMS> pr = rows_of();
-  if (w != nullptr) trap_unless_weight_slots<ITEMS>(0);
-  stage_phase_weight(pr, w, d, weight_slots);
   const bool want_dw = dw_partial != nullptr;
-  RegisterColumnSums<T, ITEMS, 1> dw_sums;
-  dw_sums.begin();
+  using Sums = PhaseSums<T, ITEMS, 1, LEAN>;
+  typename Sums::type dw_sums;
+  if (!LEAN || want_dw) dw_sums.begin();
+  uint4* slots = weight_slots + (want_dw ? Sums::slots_offset() : 0u);
+  if (w != nullptr) trap_unless_weight_slots<ITEMS>((slots - weight_slots) * kChunkBytes);
+  stage_phase_weight(pr, w, d, slots);
   // Rows loaded one ahead where two copies of the row fit the registers (ptxas, sm_90: rmsnorm
-  // spills at ITEMS 4, the fused op at 3).
-  constexpr bool kAhead = ITEMS <= (FUSED ? 2 : 3);
+  // spills at ITEMS 4, the fused op at 3); LEAN builds have no room for a second copy.
+  constexpr bool kAhead = !LEAN && ITEMS <= (FUSED ? 2 : 3);
   using Tile = RmsPhaseTile<T, ITEMS, FUSED>;
   auto load = [&](long long row, Tile& t) {
     load_phase_ahead(pr, x, x_stride, row, rows, d, t.x);
@@ -109,8 +123,8 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
       for (int e = 0; e < kVec; ++e) s[e] += rv[e];
     }
     E::unpack(t.dy[i], dyv);
-    weighted<T>(w != nullptr, w_offset,
-                w != nullptr ? phase_weight<T, ITEMS>(weight_slots, i) : uint4{}, dyv, g);
+    weighted<T>(w != nullptr, w_offset, w != nullptr ? phase_weight<T, ITEMS>(slots, i) : uint4{},
+                dyv, g);
   };
   int parity = 0;
   Tile cur;
@@ -156,7 +170,8 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
       }
       if (want_dw) dw_sums.add(0, i, contrib);
       const bool inside = (pr.inside & (1u << i)) != 0;
-      constexpr Edge kEdge = FUSED ? Edge::SkipOutside : Edge::Unrolled;
+      // LEAN: the rolled edge store, whose registers the unrolled one would spill (ptxas).
+      constexpr Edge kEdge = LEAN ? Edge::Rolled : FUSED ? Edge::SkipOutside : Edge::Unrolled;
       store_chunk<T, false, kEdge>(dxr, pr.column(i), d, pr.vec, g, inside);
       if (drr != nullptr) store_chunk<T, false, kEdge>(drr, pr.column(i), d, pr.vec, g, inside);
     }
@@ -171,7 +186,7 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
 
 // LayerNorm backward over rows of one phase a block. SAVED: the forward pass's mean and rstd (one
 // reduction a row); otherwise both recomputed from x (two).
-template <typename T, int ITEMS, bool SAVED>
+template <typename T, int ITEMS, bool SAVED, bool LEAN>
 __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_partial,
                                                          float* dbeta_partial, const T* x,
                                                          const T* gamma, const T* dy,
@@ -186,13 +201,16 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
   __shared__ ReduceScratch<kSums> scratch_rest;
   extern __shared__ uint4 weight_slots[];
   const PhaseRows<T, ITEMS> pr({x, dy, dx}, {x_stride, dy_stride, dx_stride}, rows, d);
-  if (gamma != nullptr) trap_unless_weight_slots<ITEMS>(0);
-  stage_phase_weight(pr, gamma, d, weight_slots);
   const bool want_partials = dgamma_partial != nullptr && dbeta_partial != nullptr;
-  RegisterColumnSums<T, ITEMS, 2> sums;  // dgamma's (0) and dbeta's (1)
-  sums.begin();
-  // Rows loaded one ahead where two copies fit the registers (ptxas, sm_90: spills at ITEMS 3).
-  constexpr bool kAhead = ITEMS <= 2;
+  using Sums = PhaseSums<T, ITEMS, 2, LEAN>;
+  typename Sums::type sums;  // dgamma's (0) and dbeta's (1)
+  if (!LEAN || want_partials) sums.begin();
+  uint4* slots = weight_slots + (want_partials ? Sums::slots_offset() : 0u);
+  if (gamma != nullptr) trap_unless_weight_slots<ITEMS>((slots - weight_slots) * kChunkBytes);
+  stage_phase_weight(pr, gamma, d, slots);
+  // Rows loaded one ahead where two copies fit the registers (ptxas, sm_90: spills at ITEMS 3);
+  // LEAN builds have no room for a second copy.
+  constexpr bool kAhead = !LEAN && ITEMS <= 2;
   uint4 xs[ITEMS], dys[ITEMS];
   float2 stats = make_float2(0.f, 0.f);
   auto load = [&](long long row, uint4 (&xr)[ITEMS], uint4 (&dyr)[ITEMS], float2& st) {
@@ -210,7 +228,7 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
       return;
     }
     float gm[kVec];
-    E::unpack(phase_weight<T, ITEMS>(weight_slots, i), gm);
+    E::unpack(phase_weight<T, ITEMS>(slots, i), gm);
 #pragma unroll
     for (int e = 0; e < kVec; ++e) g[e] = dyv[e] * gm[e];
   };
@@ -286,8 +304,10 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
         sums.add(0, i, gamma_add);
         sums.add(1, i, dyv);
       }
-      store_chunk<T, false, edge_for_16bit<T>(Edge::SkipOutside)>(
-          dxr, pr.column(i), d, pr.vec, g, (pr.inside & (1u << i)) != 0);
+      // LEAN: the rolled edge store, whose registers the unrolled one would spill (ptxas).
+      constexpr Edge kEdge = LEAN ? Edge::Rolled : edge_for_16bit<T>(Edge::SkipOutside);
+      store_chunk<T, false, kEdge>(dxr, pr.column(i), d, pr.vec, g,
+                                   (pr.inside & (1u << i)) != 0);
     }
     if constexpr (kAhead) {
       take_ahead(next_x, xs);
@@ -308,40 +328,45 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
 
 // Launch (all three): block (TPR, 1, 1) with TPR * ITEMS * VEC >= d + VEC - 1 (one tile at any
 // phase), a grid that is a multiple of VEC (about as many blocks as are resident: each walks many
-// rows), and ITEMS * TPR * 16 bytes of dynamic shared memory when a weight is given. The weight
-// gradients' partials are [gridDim.x, d] fp32, added by column_sum<T>. Arguments and aliasing as
-// rmsnorm_bwd, add_rmsnorm_bwd and layernorm_bwd (kernels/README.md).
-template <typename T, int ITEMS>
-__global__ void __launch_bounds__(norm::kBackwardMaxThreads)
+// rows), and dynamic shared memory of ITEMS * TPR * 16 bytes for the weight when one is given,
+// after (MAX_THREADS 1024, with weight gradients) the sums' SUMS * ITEMS * TPR * VEC * 4 bytes
+// (SUMS: 1 for dw, 2 for dgamma and dbeta). The weight gradients' partials are [gridDim.x, d]
+// fp32, added by column_sum<T>. Arguments and aliasing as rmsnorm_bwd, add_rmsnorm_bwd and
+// layernorm_bwd (kernels/README.md). MAX_THREADS: the launch bound, 512 (sums in registers, rows
+// loaded ahead) or 1024 (LEAN).
+template <typename T, int ITEMS, int MAX_THREADS = norm::kBackwardMaxThreads>
+__global__ void __launch_bounds__(MAX_THREADS)
     rmsnorm_bwd_phase(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows,
                       int d, int x_stride, int dy_stride, int dx_stride, float eps,
                       float w_offset) {
-  norm::rms_bwd_phase<T, ITEMS, false>(dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows,
-                                       d, x_stride, 0, dy_stride, 0, dx_stride, 0, eps, w_offset);
+  norm::rms_bwd_phase<T, ITEMS, false, (MAX_THREADS > 512)>(
+      dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows, d, x_stride, 0, dy_stride, 0,
+      dx_stride, 0, eps, w_offset);
 }
 
-template <typename T, int ITEMS>
-__global__ void __launch_bounds__(norm::kBackwardMaxThreads)
+template <typename T, int ITEMS, int MAX_THREADS = norm::kBackwardMaxThreads>
+__global__ void __launch_bounds__(MAX_THREADS)
     add_rmsnorm_bwd_phase(T* dx, T* dr, float* dw_partial, const T* x, const T* r, const T* w,
                           const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
                           int dy_stride, int dh_stride, int dx_stride, int dr_stride, float eps,
                           float w_offset) {
-  norm::rms_bwd_phase<T, ITEMS, true>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride,
-                                      r_stride, dy_stride, dh_stride, dx_stride, dr_stride, eps,
-                                      w_offset);
+  norm::rms_bwd_phase<T, ITEMS, true, (MAX_THREADS > 512)>(
+      dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride, r_stride, dy_stride, dh_stride,
+      dx_stride, dr_stride, eps, w_offset);
 }
 
 // RECOMPUTE as layernorm_bwd: false takes the forward pass's mean and rstd (a launch with either
 // null traps), true recomputes them from x.
-template <typename T, int ITEMS, bool RECOMPUTE = false>
-__global__ void __launch_bounds__(norm::kBackwardMaxThreads)
+template <typename T, int ITEMS, bool RECOMPUTE = false,
+          int MAX_THREADS = norm::kBackwardMaxThreads>
+__global__ void __launch_bounds__(MAX_THREADS)
     layernorm_bwd_phase(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
                         const T* gamma, const T* dy, const float* mean, const float* rstd,
                         int rows, int d, int x_stride, int dy_stride, int dx_stride, float eps) {
   if (!RECOMPUTE && (mean == nullptr || rstd == nullptr)) __trap();
-  norm::layernorm_bwd_phase_rows<T, ITEMS, !RECOMPUTE>(dx, dgamma_partial, dbeta_partial, x,
-                                                       gamma, dy, mean, rstd, rows, d, x_stride,
-                                                       dy_stride, dx_stride, eps);
+  norm::layernorm_bwd_phase_rows<T, ITEMS, !RECOMPUTE, (MAX_THREADS > 512)>(
+      dx, dgamma_partial, dbeta_partial, x, gamma, dy, mean, rstd, rows, d, x_stride, dy_stride,
+      dx_stride, eps);
 }
 
 }  // namespace ladder

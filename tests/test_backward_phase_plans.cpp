@@ -77,6 +77,22 @@ TEST_CASE("backward phase schedule: one tile at any phase, whole phases, the wei
   CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_grid", "8"}}, 8192, 2049).grid[0] == 8);
   CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_blocks_per_sm", "3"}}, 8192, 2049)
             .grid[0] == 3 * 132 / 8 * 8);
+  // phase_bound=1024: the LEAN build, its sums' slots ahead of the weight's, 64 registers a
+  // thread (twice the blocks an SM of 512-bound builds at the same block).
+  const auto lean = first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_bound", "1024"}}, 8192, 2049);
+  CHECK(lean.entry == "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 2, 1024>");
+  CHECK(lean.block[0] == 160);
+  CHECK(lean.shared_bytes == 2u * 160 * 8 * 4 + 2u * 160 * 16);
+  const auto wide = first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_items", "2"}}, 8192, 2049);
+  CHECK(lean.grid[0] > wide.grid[0]);
+  CHECK(first_of("layernorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_bound", "1024"}}, 8192, 2049).entry ==
+        "ladder::layernorm_bwd_phase<__nv_bfloat16, 2, false, 1024>");
+  CHECK(first_of("layernorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_bound", "1024"}, {"affine", "0"}}, 8192, 2049)
+            .shared_bytes == 0);
+  CHECK(first_of("layernorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_bound", "1024"}, {"stats", "recompute"}}, 8192, 2049)
+            .shared_bytes == 2u * 2 * 160 * 8 * 4 + 2u * 160 * 16);
+  CHECK(first_of("add_rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_bound", "1024"}}, 8192, 2049).entry ==
+        "ladder::add_rmsnorm_bwd_phase<__nv_bfloat16, 1, 1024>");
   // Rows no tile of 512 threads covers take the register kernel, as the forward's do.
   CHECK(!phase(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}}, 2, 65536)));
 }
@@ -95,6 +111,9 @@ TEST_CASE("backward phase schedule: bad keys are plan errors that name the key",
   CHECK_THROWS_WITH(plan_of("add_rmsnorm_bwd", {{"schedule", "phase"}, {"broken_launch", "short_shared"}}),
                     has_substr("drop shift and broken_launch"));
   CHECK_THROWS_AS(plan_of("rmsnorm_bwd", {{"schedule", "phase"}, {"phase_items", "4"}}), std::invalid_argument);
+  CHECK_THROWS_WITH(plan_of("add_rmsnorm_bwd", {{"schedule", "phase"}, {"phase_bound", "1024"}, {"phase_items", "2"}}),
+                    has_substr("at most 1 chunks a thread (phase_items or items) under a 1024-thread bound"));
+  CHECK_THROWS_WITH(plan_of("rmsnorm_bwd", {{"phase_bound", "1024"}}), has_substr("phase_bound=1024 needs schedule=phase"));
 }
 
 TEST_CASE("broken_phase_launch: the backward's broken phase launches break exactly what the kernels guard",

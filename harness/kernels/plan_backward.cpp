@@ -48,10 +48,15 @@ std::string entry(const std::string& kernel, DType dt, int items, bool shifted,
          tail + ">";
 }
 
-// The phase kernel's entry (kernels/backward_phase.cuh); layernorm_bwd_phase's RECOMPUTE last.
-std::string phase_entry(const std::string& kernel, DType dt, int items, bool recompute = false) {
-  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(items) +
-         (recompute ? ", true" : "") + ">";
+// The phase kernel's entry (kernels/backward_phase.cuh): layernorm_bwd_phase's RECOMPUTE, then
+// the launch bound where it is not the default 512.
+std::string phase_entry(const std::string& kernel, DType dt, const BackwardPhasePlan& phase,
+                        bool layernorm = false, bool recompute = false) {
+  std::string tail;
+  if (layernorm && (recompute || phase.bound != 512)) tail += recompute ? ", true" : ", false";
+  if (phase.bound != 512) tail += ", " + std::to_string(phase.bound);
+  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(phase.items) +
+         tail + ">";
 }
 
 double weight_mode_code(const std::string& weight) {
@@ -261,7 +266,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, has_w, strides, forced, shift, "none",
                                            device, plan);
-  const BackwardPhasePlan phase = read_backward_phase(v, op, elem, s, strides, has_w, forced,
+  const BackwardPhasePlan phase = read_backward_phase(v, op, elem, s, strides, has_w, 1, forced,
                                                       shift == "auto", bulk.bulk, device, plan.g);
   v.finish();
   const RowGeometry& g = plan.g;
@@ -272,7 +277,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   L.source = source_path(phase.phase ? "backward_phase.cuh"
                          : bulk.bulk ? "rmsnorm_bwd_bulk.cuh"
                                      : "rmsnorm_bwd.cuh");
-  L.entry = phase.phase ? phase_entry("rmsnorm_bwd_phase", ref.dtype, g.items)
+  L.entry = phase.phase ? phase_entry("rmsnorm_bwd_phase", ref.dtype, phase)
             : bulk.bulk ? bulk_entry("rmsnorm_bwd_bulk", ref.dtype, bulk)
                         : entry("rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
@@ -328,7 +333,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, has_dh ? 4 : 3, has_w, strides, forced, shift,
                                            broken, device, plan);
   const BackwardPhasePlan phase =
-      read_backward_phase(v, op, elem, s, strides, has_w, forced,
+      read_backward_phase(v, op, elem, s, strides, has_w, 1, forced,
                           shift == "auto" && broken == "none", bulk.bulk, device, plan.g);
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
@@ -338,7 +343,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   L.source = source_path(phase.phase ? "backward_phase.cuh"
                          : bulk.bulk ? "rmsnorm_bwd_bulk.cuh"
                                      : "rmsnorm_bwd.cuh");
-  L.entry = phase.phase ? phase_entry("add_rmsnorm_bwd_phase", ref.dtype, g.items)
+  L.entry = phase.phase ? phase_entry("add_rmsnorm_bwd_phase", ref.dtype, phase)
             : bulk.bulk ? bulk_entry("add_rmsnorm_bwd_bulk", ref.dtype, bulk)
                         : entry("add_rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
@@ -411,7 +416,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, affine, strides, forced, shift, broken,
                                            device, plan);
   const BackwardPhasePlan phase =
-      read_backward_phase(v, op, elem, s, strides, affine, forced,
+      read_backward_phase(v, op, elem, s, strides, affine, 2, forced,
                           shift == "auto" && broken == "none", bulk.bulk, device, plan.g);
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
@@ -421,7 +426,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   L.source = source_path(phase.phase ? "backward_phase.cuh"
                          : bulk.bulk ? "layernorm_bwd_bulk.cuh"
                                      : "layernorm_bwd.cuh");
-  L.entry = phase.phase ? phase_entry("layernorm_bwd_phase", ref.dtype, g.items, !saved)
+  L.entry = phase.phase ? phase_entry("layernorm_bwd_phase", ref.dtype, phase, true, !saved)
             : bulk.bulk ? bulk_entry("layernorm_bwd_bulk", ref.dtype, bulk)
                         : entry("layernorm_bwd", ref.dtype, g.items, plan.shifted, !saved);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));

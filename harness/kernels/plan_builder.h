@@ -289,16 +289,19 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
 // for 16-bit rows off the 16-byte grid, at least 4096 of them, whose strides share one phase,
 // where `auto_free` (no shift or broken_launch asked for) and no bulk plan was taken. Reads
 // "schedule" too (auto|regs|bulk|phase). Rewrites g where taken.
+// phase_bound=1024 takes the LEAN builds (64 registers, the `sums` weight-gradient sums in shared
+// memory ahead of the weight's slots).
 struct BackwardPhasePlan {
   bool phase = false;
   int items = 0;
+  int bound = 512;  // the kernel's launch bound (MAX_THREADS)
   std::uint32_t shared_bytes = 0;
 };
 BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, std::size_t elem,
                                       const Shape& s,
                                       const std::map<std::string, std::int64_t>& strides,
-                                      bool weighted, int forced_items, bool auto_free, bool bulk,
-                                      const DeviceLimits& device, RowGeometry& g);
+                                      bool weighted, int sums, int forced_items, bool auto_free,
+                                      bool bulk, const DeviceLimits& device, RowGeometry& g);
 // Whether auto takes schedule=phase for this call: rows off the 16-byte grid whose strides keep
 // every tensor on one phase (all equal modulo VEC), at least 4096 of them, 16-bit rows of
 // 769-8193 elements (RMSNorm's of 1018-1273 left to the warp schedule) or fp32 LayerNorm rows
