@@ -9,11 +9,18 @@
 // (call 182): rmsnorm_bwd 45.3 us and 23.7 M warp instructions against 29.7 us and 15.6 M at
 // 8192x2048, twice the barrier stalls; layernorm_bwd 54.9 against 30.2 us.
 // Here a block walks only rows of one phase (PhaseRows): which of a thread's chunks are whole,
-// straddle an end or lie outside the row is decided once a block, the weight is staged once a
-// block into shared memory on that phase's chunk grid, and each row's loads are issued one row
-// ahead where registers allow. The weight-gradient sums stay in registers, on columns a thread
-// owns in every row, and go out once a block as its partial row (column_sum.cuh adds them in a
-// fixed order: deterministic, no atomics).
+// straddle an end or lie outside the row is decided once a block, and the weight is staged once a
+// block into shared memory on that phase's chunk grid. The weight-gradient sums, on columns a
+// thread owns in every row, live in shared memory too, and go out once a block as its partial
+// row (column_sum.cuh adds them in a fixed order: deterministic, no atomics).
+// Why so little in registers: a 1024-thread launch bound (64 registers a thread) lets an SM hold
+// twice the warps of the 512-thread one, and the time followed the warps an SM holds. Measured
+// on the H200 (calls 184-185, reports/h200/bench-bwd-phase-184.txt, bench-bwd-lean-185.txt, bf16,
+// cold, two repeats): a 512-bound build with the sums in registers and each row loaded one row
+// ahead took rmsnorm_bwd 8192x2049 94.7, 74.7 and 64.7 us at two, three and four blocks an SM,
+// 59.7 at five; this build 54.1 (layernorm_bwd 67.9 against 63.1, add_rmsnorm_bwd 93.0 against
+// 83.9), and was faster at every shape timed. Its rows are not loaded ahead: a second copy of the
+// row spills at 64 registers.
 #pragma once
 #include "backward_common.cuh"
 #include "phase_rows.cuh"
@@ -55,21 +62,19 @@ struct RmsPhaseTile {
   uint4 x[ITEMS], dy[ITEMS], r[kF], dh[kF];
 };
 
-// Where a thread keeps its weight-gradient sums: registers, or (LEAN) the block's dynamic shared
-// memory ahead of the weight's slots. LEAN builds run under a 1024-thread launch bound (64
-// registers a thread), so an SM holds twice the warps.
-template <typename T, int ITEMS, int SUMS, bool LEAN>
-struct PhaseSums {
-  using type = typename ColumnSums<T, ITEMS, SUMS, LEAN>::type;
-  // The sums' bytes before the weight's slots (uint4 units: the slots' offset).
-  static __device__ __forceinline__ unsigned slots_offset() {
-    return LEAN ? SUMS * ITEMS * (Elem<T>::kVec / 4) * blockDim.x : 0u;
-  }
-};
+// The launch bound of the phase kernels: 64 registers a thread.
+constexpr int kPhaseBackwardMaxThreads = 1024;
+
+// The weight's slots follow the SUMS weight-gradient sums (SharedColumnSums) in the block's
+// dynamic shared memory: their offset in 16-byte slots, where there are sums.
+template <typename T, int ITEMS, int SUMS>
+__device__ __forceinline__ unsigned weight_slots_offset(bool sums) {
+  return sums ? SUMS * ITEMS * (Elem<T>::kVec / 4) * blockDim.x : 0u;
+}
 
 // RMSNorm backward over rows of one phase a block. FUSED: s = x + r (add_rmsnorm_bwd, with dh and
 // dr optional); otherwise s = x.
-template <typename T, int ITEMS, bool FUSED, bool LEAN>
+template <typename T, int ITEMS, bool FUSED>
 __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, const T* x,
                                               const T* r, const T* w, const T* dy, const T* dh,
                                               int rows, int d, int x_stride, int r_stride,
@@ -94,16 +99,14 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
   };
   const PhaseRows<T, ITEMS> pr = rows_of();
   const bool want_dw = dw_partial != nullptr;
-  using Sums = PhaseSums<T, ITEMS, 1, LEAN>;
-  typename Sums::type dw_sums;
-  if (!LEAN || want_dw) dw_sums.begin();
-  uint4* slots = weight_slots + (want_dw ? Sums::slots_offset() : 0u);
+  const SharedColumnSums<T, ITEMS, 1> dw_sums;
+  if (want_dw) dw_sums.begin();
+  uint4* slots = weight_slots + weight_slots_offset<T, ITEMS, 1>(want_dw);
   if (w != nullptr) trap_unless_weight_slots<ITEMS>((slots - weight_slots) * kChunkBytes);
   stage_phase_weight(pr, w, d, slots);
-  // Rows loaded one ahead where two copies of the row fit the registers (ptxas, sm_90: rmsnorm
-  // spills at ITEMS 4, the fused op at 3); LEAN builds have no room for a second copy.
-  constexpr bool kAhead = !LEAN && ITEMS <= (FUSED ? 2 : 3);
   using Tile = RmsPhaseTile<T, ITEMS, FUSED>;
+  // Through load_phase_ahead (a row < rows test the loop already made): with load_phase_row
+  // itself, ptxas spills the bf16 two-chunk build (8 bytes).
   auto load = [&](long long row, Tile& t) {
     load_phase_ahead(pr, x, x_stride, row, rows, d, t.x);
     load_phase_ahead(pr, dy, dy_stride, row, rows, d, t.dy);
@@ -128,14 +131,8 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
   };
   int parity = 0;
   Tile cur;
-  if constexpr (kAhead) load(pr.first, cur);
   for (long long row = pr.first; row < rows; row += pr.step) {
-    Tile next;
-    if constexpr (kAhead) {
-      load(row + pr.step, next);
-    } else {
-      load(row, cur);
-    }
+    load(row, cur);
     float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -170,12 +167,10 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
       }
       if (want_dw) dw_sums.add(0, i, contrib);
       const bool inside = (pr.inside & (1u << i)) != 0;
-      // LEAN: the rolled edge store, whose registers the unrolled one would spill (ptxas).
-      constexpr Edge kEdge = LEAN ? Edge::Rolled : FUSED ? Edge::SkipOutside : Edge::Unrolled;
-      store_chunk<T, false, kEdge>(dxr, pr.column(i), d, pr.vec, g, inside);
-      if (drr != nullptr) store_chunk<T, false, kEdge>(drr, pr.column(i), d, pr.vec, g, inside);
+      // The rolled edge store: the unrolled one's registers spill (ptxas).
+      store_chunk<T, false, Edge::Rolled>(dxr, pr.column(i), d, pr.vec, g, inside);
+      if (drr != nullptr) store_chunk<T, false, Edge::Rolled>(drr, pr.column(i), d, pr.vec, g, inside);
     }
-    if constexpr (kAhead) cur = next;
   }
   if (want_dw) {
     float acc[ITEMS][kVec];
@@ -186,7 +181,7 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
 
 // LayerNorm backward over rows of one phase a block. SAVED: the forward pass's mean and rstd (one
 // reduction a row); otherwise both recomputed from x (two).
-template <typename T, int ITEMS, bool SAVED, bool LEAN>
+template <typename T, int ITEMS, bool SAVED>
 __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_partial,
                                                          float* dbeta_partial, const T* x,
                                                          const T* gamma, const T* dy,
@@ -202,24 +197,11 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
   extern __shared__ uint4 weight_slots[];
   const PhaseRows<T, ITEMS> pr({x, dy, dx}, {x_stride, dy_stride, dx_stride}, rows, d);
   const bool want_partials = dgamma_partial != nullptr && dbeta_partial != nullptr;
-  using Sums = PhaseSums<T, ITEMS, 2, LEAN>;
-  typename Sums::type sums;  // dgamma's (0) and dbeta's (1)
-  if (!LEAN || want_partials) sums.begin();
-  uint4* slots = weight_slots + (want_partials ? Sums::slots_offset() : 0u);
+  const SharedColumnSums<T, ITEMS, 2> sums;  // dgamma's (0) and dbeta's (1)
+  if (want_partials) sums.begin();
+  uint4* slots = weight_slots + weight_slots_offset<T, ITEMS, 2>(want_partials);
   if (gamma != nullptr) trap_unless_weight_slots<ITEMS>((slots - weight_slots) * kChunkBytes);
   stage_phase_weight(pr, gamma, d, slots);
-  // Rows loaded one ahead where two copies fit the registers (ptxas, sm_90: spills at ITEMS 3);
-  // LEAN builds have no room for a second copy.
-  constexpr bool kAhead = !LEAN && ITEMS <= 2;
-  uint4 xs[ITEMS], dys[ITEMS];
-  float2 stats = make_float2(0.f, 0.f);
-  auto load = [&](long long row, uint4 (&xr)[ITEMS], uint4 (&dyr)[ITEMS], float2& st) {
-    load_phase_ahead(pr, x, x_stride, row, rows, d, xr);
-    load_phase_ahead(pr, dy, dy_stride, row, rows, d, dyr);
-    if constexpr (SAVED) {
-      st = row < rows ? make_float2(__ldg(mean + row), __ldg(rstd + row)) : make_float2(0.f, 0.f);
-    }
-  };
   // g = dy * gamma (dy without gamma) of chunk i.
   auto grad = [&](int i, const float (&dyv)[kVec], float (&g)[kVec]) {
     if (gamma == nullptr) {
@@ -233,15 +215,13 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
     for (int e = 0; e < kVec; ++e) g[e] = dyv[e] * gm[e];
   };
   int parity_mean = 0, parity_rest = 0;
-  if constexpr (kAhead) load(pr.first, xs, dys, stats);
   for (long long row = pr.first; row < rows; row += pr.step) {
-    uint4 next_x[ITEMS], next_dy[ITEMS];
-    float2 next_stats = make_float2(0.f, 0.f);
-    if constexpr (kAhead) {
-      load(row + pr.step, next_x, next_dy, next_stats);
-    } else {
-      load(row, xs, dys, stats);
-    }
+    uint4 xs[ITEMS], dys[ITEMS];
+    const unsigned whole = pr.whole(row, rows);
+    load_phase_row(pr, x + row * static_cast<long long>(x_stride), whole, d, xs);
+    load_phase_row(pr, dy + row * static_cast<long long>(dy_stride), whole, d, dys);
+    const float2 stats = SAVED ? make_float2(__ldg(mean + row), __ldg(rstd + row))
+                               : make_float2(0.f, 0.f);
     float mu = stats.x;
     if constexpr (!SAVED) {  // the mean: its own reduction first
       float total[1] = {0.f};
@@ -304,15 +284,9 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
         sums.add(0, i, gamma_add);
         sums.add(1, i, dyv);
       }
-      // LEAN: the rolled edge store, whose registers the unrolled one would spill (ptxas).
-      constexpr Edge kEdge = LEAN ? Edge::Rolled : edge_for_16bit<T>(Edge::SkipOutside);
-      store_chunk<T, false, kEdge>(dxr, pr.column(i), d, pr.vec, g,
-                                   (pr.inside & (1u << i)) != 0);
-    }
-    if constexpr (kAhead) {
-      take_ahead(next_x, xs);
-      take_ahead(next_dy, dys);
-      stats = next_stats;
+      // The rolled edge store: the unrolled one's registers spill (ptxas).
+      store_chunk<T, false, Edge::Rolled>(dxr, pr.column(i), d, pr.vec, g,
+                                          (pr.inside & (1u << i)) != 0);
     }
   }
   if (want_partials) {
@@ -328,45 +302,42 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
 
 // Launch (all three): block (TPR, 1, 1) with TPR * ITEMS * VEC >= d + VEC - 1 (one tile at any
 // phase), a grid that is a multiple of VEC (about as many blocks as are resident: each walks many
-// rows), and dynamic shared memory of ITEMS * TPR * 16 bytes for the weight when one is given,
-// after (MAX_THREADS 1024, with weight gradients) the sums' SUMS * ITEMS * TPR * VEC * 4 bytes
-// (SUMS: 1 for dw, 2 for dgamma and dbeta). The weight gradients' partials are [gridDim.x, d]
+// rows), and dynamic shared memory of, with weight gradients, SUMS * ITEMS * TPR * VEC * 4 bytes
+// for their sums (SUMS: 1 for dw, 2 for dgamma and dbeta), then, with a weight, ITEMS * TPR * 16
+// for its slots. A launch with less traps. The weight gradients' partials are [gridDim.x, d]
 // fp32, added by column_sum<T>. Arguments and aliasing as rmsnorm_bwd, add_rmsnorm_bwd and
-// layernorm_bwd (kernels/README.md). MAX_THREADS: the launch bound, 512 (sums in registers, rows
-// loaded ahead) or 1024 (LEAN).
-template <typename T, int ITEMS, int MAX_THREADS = norm::kBackwardMaxThreads>
-__global__ void __launch_bounds__(MAX_THREADS)
+// layernorm_bwd (kernels/README.md).
+template <typename T, int ITEMS>
+__global__ void __launch_bounds__(norm::kPhaseBackwardMaxThreads)
     rmsnorm_bwd_phase(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows,
                       int d, int x_stride, int dy_stride, int dx_stride, float eps,
                       float w_offset) {
-  norm::rms_bwd_phase<T, ITEMS, false, (MAX_THREADS > 512)>(
-      dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows, d, x_stride, 0, dy_stride, 0,
-      dx_stride, 0, eps, w_offset);
+  norm::rms_bwd_phase<T, ITEMS, false>(dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows,
+                                       d, x_stride, 0, dy_stride, 0, dx_stride, 0, eps, w_offset);
 }
 
-template <typename T, int ITEMS, int MAX_THREADS = norm::kBackwardMaxThreads>
-__global__ void __launch_bounds__(MAX_THREADS)
+template <typename T, int ITEMS>
+__global__ void __launch_bounds__(norm::kPhaseBackwardMaxThreads)
     add_rmsnorm_bwd_phase(T* dx, T* dr, float* dw_partial, const T* x, const T* r, const T* w,
                           const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
                           int dy_stride, int dh_stride, int dx_stride, int dr_stride, float eps,
                           float w_offset) {
-  norm::rms_bwd_phase<T, ITEMS, true, (MAX_THREADS > 512)>(
-      dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride, r_stride, dy_stride, dh_stride,
-      dx_stride, dr_stride, eps, w_offset);
+  norm::rms_bwd_phase<T, ITEMS, true>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride,
+                                      r_stride, dy_stride, dh_stride, dx_stride, dr_stride, eps,
+                                      w_offset);
 }
 
 // RECOMPUTE as layernorm_bwd: false takes the forward pass's mean and rstd (a launch with either
 // null traps), true recomputes them from x.
-template <typename T, int ITEMS, bool RECOMPUTE = false,
-          int MAX_THREADS = norm::kBackwardMaxThreads>
-__global__ void __launch_bounds__(MAX_THREADS)
+template <typename T, int ITEMS, bool RECOMPUTE = false>
+__global__ void __launch_bounds__(norm::kPhaseBackwardMaxThreads)
     layernorm_bwd_phase(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
                         const T* gamma, const T* dy, const float* mean, const float* rstd,
                         int rows, int d, int x_stride, int dy_stride, int dx_stride, float eps) {
   if (!RECOMPUTE && (mean == nullptr || rstd == nullptr)) __trap();
-  norm::layernorm_bwd_phase_rows<T, ITEMS, !RECOMPUTE, (MAX_THREADS > 512)>(
-      dx, dgamma_partial, dbeta_partial, x, gamma, dy, mean, rstd, rows, d, x_stride, dy_stride,
-      dx_stride, eps);
+  norm::layernorm_bwd_phase_rows<T, ITEMS, !RECOMPUTE>(dx, dgamma_partial, dbeta_partial, x,
+                                                       gamma, dy, mean, rstd, rows, d, x_stride,
+                                                       dy_stride, dx_stride, eps);
 }
 
 }  // namespace ladder

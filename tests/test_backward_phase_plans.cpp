@@ -21,79 +21,83 @@ KernelLaunch first_of(const std::string& op, DType dt, std::map<std::string, std
 
 }  // namespace
 
-TEST_CASE("backward phase schedule: auto takes 16-bit rows off the grid that share one phase",
+TEST_CASE("backward phase schedule: auto takes 16-bit rows off the grid at the widths measured faster",
           "[kernels]") {
   ladder::register_builtin_oracles();
-  CHECK(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 8192, 2049).entry ==
-        "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 3>");
-  CHECK(entry_of({"add_rmsnorm_bwd", DType::F16, {}}, 8192, 2049).entry ==
-        "ladder::add_rmsnorm_bwd_phase<__half, 2>");
-  CHECK(entry_of({"layernorm_bwd", DType::BF16, {}}, 4096, 769).entry ==
+  // The table of plan_backward_phase.cpp, one width each side of every step.
+  CHECK(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 2049).entry ==
+        "ladder::add_rmsnorm_bwd_phase<__nv_bfloat16, 1>");
+  CHECK(entry_of({"add_rmsnorm_bwd", DType::F16, {}}, 16384, 1025).entry ==
+        "ladder::add_rmsnorm_bwd_phase<__half, 1>");
+  CHECK(phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 3577)));
+  CHECK(!phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 3579)));
+  CHECK(!phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 1017)));
+  CHECK(entry_of({"layernorm_bwd", DType::BF16, {}}, 16384, 1025).entry ==
+        "ladder::layernorm_bwd_phase<__nv_bfloat16, 1>");
+  CHECK(!phase(entry_of({"layernorm_bwd", DType::BF16, {}}, 16384, 1275)));
+  CHECK(!phase(entry_of({"layernorm_bwd", DType::BF16, {}}, 8192, 2049)));
+  CHECK(entry_of({"layernorm_bwd", DType::BF16, {}}, 8192, 3073).entry ==
         "ladder::layernorm_bwd_phase<__nv_bfloat16, 2>");
-  CHECK(first_of("layernorm_bwd", DType::BF16, {{"stats", "recompute"}}, 8192, 2049).entry ==
+  CHECK(first_of("layernorm_bwd", DType::BF16, {{"stats", "recompute"}}, 8192, 3073).entry ==
         "ladder::layernorm_bwd_phase<__nv_bfloat16, 2, true>");
-  // Not: fewer than 4096 rows, rows on the grid, fp32, strides on different phases, rows wider
-  // than one tile of 512 threads, and where shift or another schedule is asked for.
-  CHECK(!phase(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 4095, 2049)));
-  CHECK(!phase(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 8192, 2048)));
-  CHECK(!phase(entry_of({"rmsnorm_bwd", DType::F32, {}}, 8192, 2049)));
-  CHECK(!phase(first_of("rmsnorm_bwd", DType::BF16, {{"strided", "odd"}}, 8192, 2048)));
-  CHECK(!phase(entry_of({"layernorm_bwd", DType::BF16, {}}, 4096, 8193 + 2048)));
-  CHECK(!phase(first_of("rmsnorm_bwd", DType::BF16, {{"shift", "1"}}, 8192, 2049)));
-  CHECK(!phase(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "regs"}}, 8192, 2049)));
+  CHECK(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 8192, 3073).entry ==
+        "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 2>");
+  CHECK(!phase(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 8192, 3065)));
+  CHECK(!phase(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 8192, 2049)));
+  CHECK(!phase(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 4096, 5125)));
+  // Not: fewer than 4096 rows, rows on the grid, fp32, strides on different phases, and where
+  // shift, items or another schedule is asked for.
+  CHECK(!phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 4095, 2049)));
+  CHECK(phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 4096, 2049)));
+  CHECK(!phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 2048)));
+  CHECK(!phase(entry_of({"add_rmsnorm_bwd", DType::F32, {}}, 8192, 2049)));
+  CHECK(!phase(first_of("add_rmsnorm_bwd", DType::BF16, {{"strided", "odd"}}, 8192, 2048)));
+  CHECK(!phase(first_of("add_rmsnorm_bwd", DType::BF16, {{"shift", "1"}}, 8192, 2049)));
+  CHECK(!phase(first_of("add_rmsnorm_bwd", DType::BF16, {{"items", "1"}}, 8192, 2049)));
+  CHECK(!phase(first_of("add_rmsnorm_bwd", DType::BF16, {{"schedule", "regs"}}, 8192, 2049)));
   CHECK(!phase(first_of("add_rmsnorm_bwd", DType::BF16, {{"broken_launch", "short_shared"}}, 8192, 2049)));
 }
 
-TEST_CASE("backward phase schedule: one tile at any phase, whole phases, the weight's slots and one partial row a block",
+TEST_CASE("backward phase schedule: one tile at any phase, whole phases, the sums' and the weight's slots, one partial row a block",
           "[kernels]") {
   ladder::register_builtin_oracles();
-  // rmsnorm_bwd bf16 2049 at ITEMS 3: 258 chunks at any phase over 96 threads; w's slots.
-  const auto launches = plan_checked({"rmsnorm_bwd", DType::BF16, {}}, {{"rows", 8192}, {"d", 2049}});
+  // rmsnorm_bwd bf16 3073 at ITEMS 2: 385 chunks at any phase over 224 threads; dw's sums
+  // (16 values a thread, 4 bytes each) then w's slots (2 chunks a thread).
+  const auto launches = plan_checked({"rmsnorm_bwd", DType::BF16, {}}, {{"rows", 8192}, {"d", 3073}});
   const auto& L = launches.front();
   CHECK(L.source.find("backward_phase.cuh") != std::string::npos);
-  CHECK(L.block[0] == 96);
+  CHECK(L.block[0] == 224);
   CHECK(L.block[1] == 1);
-  CHECK(L.shared_bytes == 3u * 96 * 16);
+  CHECK(L.shared_bytes == 224u * (16 * 4 + 2 * 16));
   CHECK(L.grid[0] % 8 == 0);
+  // 64 registers a thread: four blocks of 224 an SM.
+  CHECK(L.grid[0] == 4 * 132);
   // The partial rows: one a block, all of them added by column_sum.
   const ConcreteBuffer* partial = find_buffer(L, "dw_partial");
   REQUIRE(partial != nullptr);
   CHECK(partial->rows == L.grid[0]);
   REQUIRE(launches.size() == 2);
   CHECK(launches[1].entry == "ladder::column_sum<__nv_bfloat16>");
-  // No weight: no slots. LayerNorm: gamma's slots only (beta is not read by the backward).
-  CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"weight", "none"}}, 8192, 2049).shared_bytes == 0);
-  CHECK(first_of("layernorm_bwd", DType::BF16, {}, 8192, 2049).shared_bytes == 2u * 160 * 16);
-  CHECK(first_of("layernorm_bwd", DType::BF16, {{"affine", "0"}}, 8192, 2049).shared_bytes == 0);
+  // No weight: no slots. LayerNorm: dgamma's and dbeta's sums, then gamma's slots.
+  CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"weight", "none"}, {"schedule", "phase"}}, 8192, 3073).shared_bytes == 0);
+  CHECK(first_of("layernorm_bwd", DType::BF16, {}, 8192, 3073).shared_bytes == 224u * (2 * 16 * 4 + 2 * 16));
+  CHECK(first_of("layernorm_bwd", DType::BF16, {{"affine", "0"}, {"schedule", "phase"}}, 8192, 3073).shared_bytes == 0);
+  CHECK(first_of("add_rmsnorm_bwd", DType::BF16, {}, 8192, 2049).shared_bytes == 288u * (8 * 4 + 16));
   // Few rows: no more blocks than the rows need, still whole phases (fp32: four).
   CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}}, 7, 2049).grid[0] == 8);
   CHECK(first_of("layernorm_bwd", DType::F32, {{"schedule", "phase"}}, 7, 2049).grid[0] % 4 == 0);
-  // Asked for: phase_items (or items) pins ITEMS, phase_grid=8 the grid, phase_blocks_per_sm the
-  // blocks an SM (132 on the H200, rounded down to whole phases).
+  // Asked for: the most ITEMS the op holds unless phase_items (or items) pins it; phase_grid=8
+  // pins the grid, phase_blocks_per_sm the blocks an SM (132 SMs, whole phases).
+  CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}}, 8192, 2049).entry ==
+        "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 2>");
   CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_items", "1"}}, 8192, 2049).entry ==
         "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 1>");
-  CHECK(first_of("add_rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"items", "1"}}, 8192, 2049).entry ==
-        "ladder::add_rmsnorm_bwd_phase<__nv_bfloat16, 1>");
+  CHECK(first_of("layernorm_bwd", DType::BF16, {{"schedule", "phase"}, {"items", "1"}}, 8192, 2049).entry ==
+        "ladder::layernorm_bwd_phase<__nv_bfloat16, 1>");
   CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_grid", "8"}}, 8192, 2049).grid[0] == 8);
   CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_blocks_per_sm", "3"}}, 8192, 2049)
             .grid[0] == 3 * 132 / 8 * 8);
-  // phase_bound=1024: the LEAN build, its sums' slots ahead of the weight's, 64 registers a
-  // thread (twice the blocks an SM of 512-bound builds at the same block).
-  const auto lean = first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_bound", "1024"}}, 8192, 2049);
-  CHECK(lean.entry == "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 2, 1024>");
-  CHECK(lean.block[0] == 160);
-  CHECK(lean.shared_bytes == 2u * 160 * 8 * 4 + 2u * 160 * 16);
-  const auto wide = first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_items", "2"}}, 8192, 2049);
-  CHECK(lean.grid[0] > wide.grid[0]);
-  CHECK(first_of("layernorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_bound", "1024"}}, 8192, 2049).entry ==
-        "ladder::layernorm_bwd_phase<__nv_bfloat16, 2, false, 1024>");
-  CHECK(first_of("layernorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_bound", "1024"}, {"affine", "0"}}, 8192, 2049)
-            .shared_bytes == 0);
-  CHECK(first_of("layernorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_bound", "1024"}, {"stats", "recompute"}}, 8192, 2049)
-            .shared_bytes == 2u * 2 * 160 * 8 * 4 + 2u * 160 * 16);
-  CHECK(first_of("add_rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_bound", "1024"}}, 8192, 2049).entry ==
-        "ladder::add_rmsnorm_bwd_phase<__nv_bfloat16, 1, 1024>");
-  // Rows no tile of 512 threads covers take the register kernel, as the forward's do.
+  // Rows no tile of 1024 threads covers take the register kernel, as the forward's do.
   CHECK(!phase(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}}, 2, 65536)));
 }
 
@@ -105,15 +109,13 @@ TEST_CASE("backward phase schedule: bad keys are plan errors that name the key",
   };
   CHECK_THROWS_WITH(plan_of("rmsnorm_bwd", {{"phase_grid", "8"}}), has_substr("phase_grid=8 needs schedule=phase"));
   CHECK_THROWS_WITH(plan_of("layernorm_bwd", {{"phase_items", "2"}}), has_substr("needs schedule=phase"));
-  CHECK_THROWS_WITH(plan_of("layernorm_bwd", {{"schedule", "phase"}, {"phase_items", "3"}}),
-                    has_substr("at most 2 chunks a thread"));
+  CHECK_THROWS_WITH(plan_of("add_rmsnorm_bwd", {{"schedule", "phase"}, {"phase_items", "2"}}),
+                    has_substr("at most 1 chunks a thread"));
   CHECK_THROWS_WITH(plan_of("rmsnorm_bwd", {{"schedule", "phase"}, {"shift", "1"}}), has_substr("drop shift"));
   CHECK_THROWS_WITH(plan_of("add_rmsnorm_bwd", {{"schedule", "phase"}, {"broken_launch", "short_shared"}}),
                     has_substr("drop shift and broken_launch"));
-  CHECK_THROWS_AS(plan_of("rmsnorm_bwd", {{"schedule", "phase"}, {"phase_items", "4"}}), std::invalid_argument);
-  CHECK_THROWS_WITH(plan_of("add_rmsnorm_bwd", {{"schedule", "phase"}, {"phase_bound", "1024"}, {"phase_items", "2"}}),
-                    has_substr("at most 1 chunks a thread (phase_items or items) under a 1024-thread bound"));
-  CHECK_THROWS_WITH(plan_of("rmsnorm_bwd", {{"phase_bound", "1024"}}), has_substr("phase_bound=1024 needs schedule=phase"));
+  CHECK_THROWS_AS(plan_of("rmsnorm_bwd", {{"schedule", "phase"}, {"phase_items", "3"}}), std::invalid_argument);
+  CHECK_THROWS_WITH(plan_of("rmsnorm_bwd", {{"phase_blocks_per_sm", "2"}}), has_substr("needs schedule=phase"));
 }
 
 TEST_CASE("broken_phase_launch: the backward's broken phase launches break exactly what the kernels guard",

@@ -161,8 +161,7 @@ std::vector<Variant> variants_of(const std::string& op) {
   // shift=0: misaligned rows on the unshifted kernel (gathered); shift=1: the shifted kernel with
   // rows of one group at different phases (its per-row fallback).
   // phase: rows of one phase a block (the small shapes' odd d), on different phases (odd
-  // strides: the element-wise path), eight blocks walking every row, each ITEMS, and the
-  // 1024-thread bound's builds (sums in shared memory).
+  // strides: the element-wise path), eight blocks walking every row, each ITEMS.
   if (op == "rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"weight", "none"}}, {{"strided", "odd"}}, {{"shift", "0"}},
             {{"shift", "1"}}, {{"pdl", "0"}},
@@ -170,8 +169,6 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "phase"}, {"phase_grid", "8"}, {"weight", "none"}},
             {{"schedule", "phase"}, {"phase_items", "1"}, {"strided", "1"}},
             {{"schedule", "phase"}, {"phase_items", "2"}, {"pdl", "0"}},
-            {{"schedule", "phase"}, {"phase_bound", "1024"}},
-            {{"schedule", "phase"}, {"phase_bound", "1024"}, {"phase_items", "1"}, {"strided", "odd"}, {"weight", "gemma"}},
             // bulk: as layernorm_bwd's.
             {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"weight", "gemma"}, {"strided", "1"}},
             {{"schedule", "bulk"}, {"weight", "none"}}, {{"schedule", "bulk"}, {"strided", "odd"}},
@@ -188,9 +185,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "phase"}}, {{"schedule", "phase"}, {"dh", "1"}, {"weight", "gemma"}},
             {{"schedule", "phase"}, {"write_dr", "0"}, {"strided", "odd"}},
             {{"schedule", "phase"}, {"phase_grid", "8"}, {"dh", "1"}, {"strided", "1"}},
-            {{"schedule", "phase"}, {"phase_items", "1"}, {"weight", "none"}},
-            {{"schedule", "phase"}, {"phase_bound", "1024"}, {"dh", "1"}},
-            {{"schedule", "phase"}, {"phase_bound", "1024"}, {"phase_grid", "8"}, {"write_dr", "0"}},
+            {{"schedule", "phase"}, {"phase_grid", "8"}, {"write_dr", "0"}, {"weight", "gemma"}},
             // bulk: as layernorm_bwd's, with and without dh and dr.
             {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"dh", "1"}, {"weight", "gemma"}},
             {{"schedule", "bulk"}, {"write_dr", "0"}, {"strided", "1"}},
@@ -211,9 +206,6 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "phase"}, {"affine", "0"}, {"strided", "odd"}},
             {{"schedule", "phase"}, {"phase_grid", "8"}, {"stats", "recompute"}, {"strided", "1"}},
             {{"schedule", "phase"}, {"phase_items", "1"}, {"column_sums", "separate"}},
-            {{"schedule", "phase"}, {"phase_bound", "1024"}},
-            {{"schedule", "phase"}, {"phase_bound", "1024"}, {"stats", "recompute"}, {"phase_grid", "8"}},
-            {{"schedule", "phase"}, {"phase_bound", "1024"}, {"phase_items", "1"}, {"affine", "0"}},
             // bulk: rows staged whole; odd strides take its element-by-element path, three
             // blocks walk many rows each (the barriers' phases wrap: with one stage every row).
             {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"stats", "recompute"}},

@@ -162,16 +162,12 @@ std::vector<KernelRef> all_specializations() {
         // it has no shifted build.
         if (combo.count("schedule") && combo.at("schedule") == "phase" && combo.count("shift")) {
           if (combo.at("shift") != "0") continue;
-          for (const int bound : {512, 1024}) {
-            const int most = bound > 512 ? (e.name == "add_rmsnorm_bwd" ? 1 : 2)
-                                         : (e.name == "rmsnorm_bwd" ? 3 : 2);
-            for (int items = 1; items <= most; ++items) {
-              auto v = combo;
-              v.erase("shift");
-              v["phase_items"] = std::to_string(items);
-              v["phase_bound"] = std::to_string(bound);
-              out.push_back({e.name, dt, v});
-            }
+          const int most = e.name == "add_rmsnorm_bwd" ? 1 : 2;
+          for (int items = 1; items <= most; ++items) {
+            auto v = combo;
+            v.erase("shift");
+            v["phase_items"] = std::to_string(items);
+            out.push_back({e.name, dt, v});
           }
           continue;
         }

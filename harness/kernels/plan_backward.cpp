@@ -48,15 +48,10 @@ std::string entry(const std::string& kernel, DType dt, int items, bool shifted,
          tail + ">";
 }
 
-// The phase kernel's entry (kernels/backward_phase.cuh): layernorm_bwd_phase's RECOMPUTE, then
-// the launch bound where it is not the default 512.
-std::string phase_entry(const std::string& kernel, DType dt, const BackwardPhasePlan& phase,
-                        bool layernorm = false, bool recompute = false) {
-  std::string tail;
-  if (layernorm && (recompute || phase.bound != 512)) tail += recompute ? ", true" : ", false";
-  if (phase.bound != 512) tail += ", " + std::to_string(phase.bound);
-  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(phase.items) +
-         tail + ">";
+// The phase kernel's entry (kernels/backward_phase.cuh); layernorm_bwd_phase's RECOMPUTE last.
+std::string phase_entry(const std::string& kernel, DType dt, int items, bool recompute = false) {
+  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(items) +
+         (recompute ? ", true" : "") + ">";
 }
 
 double weight_mode_code(const std::string& weight) {
@@ -277,7 +272,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   L.source = source_path(phase.phase ? "backward_phase.cuh"
                          : bulk.bulk ? "rmsnorm_bwd_bulk.cuh"
                                      : "rmsnorm_bwd.cuh");
-  L.entry = phase.phase ? phase_entry("rmsnorm_bwd_phase", ref.dtype, phase)
+  L.entry = phase.phase ? phase_entry("rmsnorm_bwd_phase", ref.dtype, g.items)
             : bulk.bulk ? bulk_entry("rmsnorm_bwd_bulk", ref.dtype, bulk)
                         : entry("rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
@@ -301,7 +296,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
             i32(strides["dx"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  // dw sums in registers (bulk: its stages; phase: the weight's slots)
+  // dw sums in registers (bulk: its stages; phase: its sums' and the weight's slots)
   set_geometry(L, g, phase.phase ? phase.shared_bytes : bulk.shared_bytes);
   L.oracle = "kernel.rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
@@ -343,7 +338,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   L.source = source_path(phase.phase ? "backward_phase.cuh"
                          : bulk.bulk ? "rmsnorm_bwd_bulk.cuh"
                                      : "rmsnorm_bwd.cuh");
-  L.entry = phase.phase ? phase_entry("add_rmsnorm_bwd_phase", ref.dtype, phase)
+  L.entry = phase.phase ? phase_entry("add_rmsnorm_bwd_phase", ref.dtype, g.items)
             : bulk.bulk ? bulk_entry("add_rmsnorm_bwd_bulk", ref.dtype, bulk)
                         : entry("add_rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
@@ -426,7 +421,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   L.source = source_path(phase.phase ? "backward_phase.cuh"
                          : bulk.bulk ? "layernorm_bwd_bulk.cuh"
                                      : "layernorm_bwd.cuh");
-  L.entry = phase.phase ? phase_entry("layernorm_bwd_phase", ref.dtype, phase, true, !saved)
+  L.entry = phase.phase ? phase_entry("layernorm_bwd_phase", ref.dtype, g.items, !saved)
             : bulk.bulk ? bulk_entry("layernorm_bwd_bulk", ref.dtype, bulk)
                         : entry("layernorm_bwd", ref.dtype, g.items, plan.shifted, !saved);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
@@ -462,7 +457,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   // The sums kept in shared memory: dgamma's and dbeta's in fp32, dgamma's alone in 16 bits
   // (kernels/layernorm_bwd.cuh keeps dbeta's in registers there).
   const int shared_sums = affine ? (elem == 2 ? 1 : 2) : 0;
-  // phase: the sums in registers, gamma's slots in shared memory.
+  // phase: its sums' and gamma's slots.
   set_geometry(L, g, phase.phase ? phase.shared_bytes
                      : bulk.bulk ? bulk.shared_bytes
                                  : sums_bytes_as_asked(broken, op, g, shared_sums));

@@ -1,6 +1,6 @@
 // schedule=phase of the backward ops (kernels/backward_phase.cuh): rows off the 16-byte grid,
-// each block walking only the rows that share one phase, one tile a row in registers, the weight
-// staged once a block in shared memory, the weight-gradient sums in registers.
+// each block walking only the rows that share one phase, one tile a row in registers under a
+// 1024-thread launch bound, the weight-gradient sums and the weight's slots in shared memory.
 #include <algorithm>
 #include <string>
 
@@ -10,28 +10,35 @@
 namespace ladder::kernels::detail {
 namespace {
 
-// The most chunks a thread the kernels take without spilling (ptxas, sm_90). Under the 512-thread
-// bound (128 registers): rmsnorm_bwd three (ITEMS 4: 264 bytes), add_rmsnorm_bwd two (ITEMS 3:
-// 64 bytes) and layernorm_bwd two (ITEMS 3, its dgamma and dbeta sums: 296 bytes). Under the
-// 1024-thread bound (64 registers, the sums in shared memory): rmsnorm_bwd two (ITEMS 3: 68
-// bytes), add_rmsnorm_bwd one (ITEMS 2: 148 bytes), layernorm_bwd two (with recomputed
-// statistics 12 bytes).
-int max_phase_items(const std::string& op, int bound) {
-  if (bound > 512) return op == "add_rmsnorm_bwd" ? 1 : 2;
-  return op == "rmsnorm_bwd" ? 3 : 2;
-}
+// The kernels' launch bound, and so the registers a thread takes (64), which set how many blocks
+// an SM holds.
+constexpr int kPhaseMaxThreads = 1024;
+constexpr int kPhaseRegisters = 65536 / kPhaseMaxThreads;
 
-// ITEMS auto takes: the most the op holds without spilling, so that a block is as narrow as its
-// row allows.
-int auto_phase_items(const std::string& op, int bound) { return max_phase_items(op, bound); }
+// The most chunks a thread the kernels hold in their 64 registers (ptxas, sm_90): rmsnorm_bwd
+// and layernorm_bwd two (rmsnorm_bwd at three spills 68 bytes), add_rmsnorm_bwd one (at two,
+// 148 bytes).
+int max_phase_items(const std::string& op) { return op == "add_rmsnorm_bwd" ? 1 : 2; }
 
-// Where auto takes it: 16-bit rows off the 16-byte grid, at least 4096 of them, whose strides keep
-// every tensor on one phase, with no other schedule's key asked for.
+// Where auto takes it, and at which ITEMS: 16-bit rows off the 16-byte grid, at least 4096 of
+// them, whose strides keep every tensor on one phase, at the widths where the H200 measured it
+// faster than the shifted register kernel (calls 184-185, reports/h200/bench-bwd-lean-185.txt,
+// bf16, cold, two repeats), and at those whose blocks have the same warps as a measured width's
+// (its chunks a thread rounded up to the same whole warps). add_rmsnorm_bwd at one chunk a
+// thread from 1018 to 3577 (8192x2049 83.9 us against 90.4, 16384x2049 152.4 against 163.0,
+// 16384x1025 81.6 against 106.4, 8192x3073 122.0 against 158.1; not 4096x5125, 129.4 against
+// 119.2). layernorm_bwd at one chunk from 1018 to 1273 (16384x1025 65.8 against 69.7) and two
+// from 3066 to 3577 (8192x3073 81.5 against 104.5); not at 2049 (63.1 against 60.0) or 5125
+// (81.5 against 76.5). rmsnorm_bwd at two chunks from 3066 to 3577 (8192x3073 74.0 against
+// 89.8); not at 1025 (61.2 against 60.5), 2049 (54.1 against 51.7) or 5125 (72.8 against 65.2).
 constexpr std::int64_t kBackwardPhaseAutoMinRows = 4096;
 
-// Registers a thread of the kernels' builds takes (ptxas, sm_90): all the launch bound allows
-// (128 under 512 threads, 64 under 1024), which sets how many blocks an SM holds.
-int phase_registers(int bound) { return 65536 / bound; }
+// ITEMS auto takes for 16-bit rows of d, or 0 where it does not take the phase kernels.
+int auto_phase_items(const std::string& op, std::int64_t d) {
+  if (op == "add_rmsnorm_bwd") return d >= 1018 && d <= 3577 ? 1 : 0;
+  if (op == "layernorm_bwd") return d >= 1018 && d <= 1273 ? 1 : d >= 3066 && d <= 3577 ? 2 : 0;
+  return d >= 3066 && d <= 3577 ? 2 : 0;
+}
 
 }  // namespace
 
@@ -41,14 +48,12 @@ BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, s
                                       bool weighted, int sums, int forced_items, bool auto_free,
                                       bool bulk, const DeviceLimits& device, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "bulk", "phase"});
-  const std::string items_key = v.get("phase_items", "auto", {"auto", "1", "2", "3"});
+  const std::string items_key = v.get("phase_items", "auto", {"auto", "1", "2"});
   // A small fixed grid, for tests: eight blocks (one a phase of 16-bit rows) walk every row.
   const std::string grid = v.get("phase_grid", "auto", {"auto", "8"});
-  // The launch bound: 512 (sums in registers, rows loaded ahead) or 1024 (LEAN: 64 registers, the
-  // sums in shared memory).
-  const std::string bound_key = v.get("phase_bound", "auto", {"auto", "512", "1024"});
   // Blocks an SM, for tuning: the resident blocks by default.
-  const std::string per_sm_key = v.get("phase_blocks_per_sm", "auto", {"auto", "1", "2", "3", "4", "6"});
+  const std::string per_sm_key =
+      v.get("phase_blocks_per_sm", "auto", {"auto", "1", "2", "3", "4", "6", "8"});
   // A launch the kernels must refuse, for probes/selftest.json: a grid off a multiple of VEC, a
   // block one warp too narrow for a tile at every phase, or 16 bytes too little shared memory for
   // the weight's slots. Each traps where a silent launch would leave rows or columns unwritten or
@@ -59,30 +64,30 @@ BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, s
   for (const auto& [key, value] : {std::pair<std::string, std::string>{"phase_items", items_key},
                                    {"phase_grid", grid},
                                    {"phase_blocks_per_sm", per_sm_key},
-                                   {"phase_bound", bound_key},
                                    {"broken_phase_launch", broken}})
     if (!asked && value != "auto" && value != "none")
       fail(op, key + "=" + value + " needs schedule=phase");
-  const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem);
-  const bool taken_by_auto = schedule == "auto" && auto_free && !bulk && elem == 2 &&
-                             s.rows >= kBackwardPhaseAutoMinRows &&
-                             strides_misaligned(strides, elem) && strides_share_phase(strides, elem);
-  if (!asked && !taken_by_auto) return {};
+  const int auto_items =
+      schedule == "auto" && auto_free && forced_items == 0 && !bulk && elem == 2 &&
+              s.rows >= kBackwardPhaseAutoMinRows && strides_misaligned(strides, elem) &&
+              strides_share_phase(strides, elem)
+          ? auto_phase_items(op, s.d)
+          : 0;
+  if (!asked && auto_items == 0) return {};
   if (asked && !auto_free)
-    fail(op, "schedule=phase fixes its own chunk grid and keeps no column sums in shared memory: "
+    fail(op, "schedule=phase fixes its own chunk grid and keeps its column sums by its own rule: "
              "drop shift and broken_launch");
-  const int bound = bound_key == "1024" ? 1024 : 512;
   const int items = items_key != "auto" ? std::stoi(items_key)
                     : forced_items != 0 ? forced_items
-                                        : auto_phase_items(op, bound);
-  if (items > max_phase_items(op, bound))
-    fail(op, "schedule=phase takes at most " + std::to_string(max_phase_items(op, bound)) +
-                 " chunks a thread (phase_items or items) under a " + std::to_string(bound) +
-                 "-thread bound, got " + std::to_string(items));
+                    : auto_items != 0   ? auto_items
+                                        : max_phase_items(op);
+  if (items > max_phase_items(op))
+    fail(op, "schedule=phase takes at most " + std::to_string(max_phase_items(op)) +
+                 " chunks a thread (phase_items or items), got " + std::to_string(items));
   // One tile covers the row at any phase, in at most the launch bound's threads; a wider row takes
   // the register kernel, as the forward's schedule=phase does.
   const std::int64_t threads = whole_warp_threads(row_chunks(elem, s.d, true), items);
-  if (threads > bound) {
+  if (threads > kPhaseMaxThreads) {
     if (broken != "none")
       fail(op, "broken_phase_launch=" + broken + " needs a row schedule=phase takes");
     return {};
@@ -90,22 +95,21 @@ BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, s
   BackwardPhasePlan plan;
   plan.phase = true;
   plan.items = items;
-  plan.bound = bound;
-  // LEAN: the sums' slots (4 bytes a value of a thread's chunks), then the weight's.
-  const std::int64_t vec_values = kChunkBytes / static_cast<std::int64_t>(elem);
-  const std::int64_t sums_bytes = bound > 512 && weighted ? sums * items * threads * vec_values * 4 : 0;
+  // The sums' slots (4 bytes a value of a thread's chunks), then the weight's (16 bytes a chunk).
+  const std::int64_t values = items * (kChunkBytes / static_cast<std::int64_t>(elem));
   plan.shared_bytes = static_cast<std::uint32_t>(
-      sums_bytes + (weighted ? items * threads * kChunkBytes : 0));
+      weighted ? threads * (sums * values * 4 + items * kChunkBytes) : 0);
   g.items = items;
   g.threads_per_row = static_cast<int>(threads);
   g.rows_per_block = 1;
   g.streams = false;
   // About as many blocks as are resident, each walking rows blockIdx.x + k * gridDim.x within
   // its phase; a multiple of VEC, so every phase has as many blocks; no more than the rows need.
+  const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem);
   const std::int64_t per_sm =
       per_sm_key != "auto"
           ? std::stoll(per_sm_key)
-          : resident_blocks_per_sm(device, threads, plan.shared_bytes, phase_registers(bound));
+          : resident_blocks_per_sm(device, threads, plan.shared_bytes, kPhaseRegisters);
   const std::int64_t blocks = grid == "8" ? 8
                                           : std::min(per_sm * device.sm_count / vec * vec,
                                                      (s.rows + vec - 1) / vec * vec);

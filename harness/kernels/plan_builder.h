@@ -282,19 +282,17 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
                      const Shape& s, int forced_items, int auto_items, int weights,
                      bool other_schedule, const DeviceLimits& device, RowGeometry& g);
 // schedule=phase of the backward ops (plan_backward_phase.cpp, kernels/backward_phase.cuh): rows
-// of one phase a block, one tile a row at ITEMS (phase_items=N, else items=N, else the most the
-// op holds without spilling) over the whole warps that cover the row at any phase, at most 512;
-// the weight's slots in `shared_bytes` when `weighted`; a grid of about the resident blocks
-// (phase_blocks_per_sm=N for tuning), a multiple of VEC (phase_grid=8 for tests). auto takes it
-// for 16-bit rows off the 16-byte grid, at least 4096 of them, whose strides share one phase,
-// where `auto_free` (no shift or broken_launch asked for) and no bulk plan was taken. Reads
+// of one phase a block, one tile a row at ITEMS (phase_items=N, else items=N, else auto's, else
+// the most the op holds in 64 registers) over the whole warps that cover the row at any phase,
+// at most 1024; in `shared_bytes`, where `weighted`, the `sums` weight-gradient sums' slots then
+// the weight's; a grid of about the resident blocks (phase_blocks_per_sm=N for tuning), a
+// multiple of VEC (phase_grid=8 for tests). auto takes it for 16-bit rows off the 16-byte grid,
+// at least 4096 of them, whose strides share one phase, at the widths its table names, where
+// `auto_free` (no shift or broken_launch asked for), no items=N and no bulk plan. Reads
 // "schedule" too (auto|regs|bulk|phase). Rewrites g where taken.
-// phase_bound=1024 takes the LEAN builds (64 registers, the `sums` weight-gradient sums in shared
-// memory ahead of the weight's slots).
 struct BackwardPhasePlan {
   bool phase = false;
   int items = 0;
-  int bound = 512;  // the kernel's launch bound (MAX_THREADS)
   std::uint32_t shared_bytes = 0;
 };
 BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, std::size_t elem,
