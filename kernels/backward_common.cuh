@@ -114,6 +114,20 @@ __device__ __forceinline__ void weighted(bool has_w, float w_offset, const uint4
   }
 }
 
+// LayerNorm's dx of one chunk: xhat = (x - mean) * rstd, and g (dy * gamma on entry) becomes
+// dx = rstd * g - (rstd * mean(g) + xhat * rstd * mean(g * xhat)), two fmas an element with the
+// row's two products (shift_g = rstd * mean(g), slope_xhat = rstd * mean(g * xhat)) taken once.
+template <int N>
+__device__ __forceinline__ void layernorm_dx(const float (&xv)[N], float mu, float inv_std,
+                                             float slope_xhat, float shift_g, float (&g)[N],
+                                             float (&xhat)[N]) {
+#pragma unroll
+  for (int e = 0; e < N; ++e) {
+    xhat[e] = (xv[e] - mu) * inv_std;
+    g[e] = fmaf(inv_std, g[e], fmaf(-xhat[e], slope_xhat, -shift_g));
+  }
+}
+
 // The first row of this thread's row group (row 0 for a group past the last row).
 __device__ __forceinline__ long long group_first_row(int rows) {
   const long long row = static_cast<long long>(blockIdx.x) * blockDim.y + threadIdx.y;

@@ -271,11 +271,7 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
       E::unpack(xs[i], xv);
       E::unpack(dys[i], dyv);
       grad(i, dyv, g);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) {
-        xhat[e] = (xv[e] - mu) * inv_std;
-        g[e] = fmaf(inv_std, g[e], fmaf(-xhat[e], slope_xhat, -shift_g));  // g becomes dx
-      }
+      layernorm_dx(xv, mu, inv_std, slope_xhat, shift_g, g, xhat);  // g becomes dx
       // Columns outside the row add to sums no thread writes out (write_phase_partial).
       if (want_partials) {
         float gamma_add[kVec];

@@ -211,11 +211,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
         E::unpack(xs[i], xv);
         E::unpack(dys[i], dyv);
         grad(t, i, dys[i], g);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) {
-          xhat[e] = (xv[e] - mu) * inv_std;
-          g[e] = fmaf(inv_std, g[e], fmaf(-xhat[e], slope_xhat, -shift_g));  // g becomes dx
-        }
+        norm::layernorm_dx(xv, mu, inv_std, slope_xhat, shift_g, g, xhat);  // g becomes dx
         if (want_partials) {
           float gamma_add[kVec];
 #pragma unroll

@@ -22,22 +22,25 @@ int max_phase_items(const std::string& op) { return op == "add_rmsnorm_bwd" ? 1 
 
 // Where auto takes it, and at which ITEMS: 16-bit rows off the 16-byte grid, at least 4096 of
 // them, whose strides keep every tensor on one phase, at the widths where the H200 measured it
-// faster than the shifted register kernel (calls 184-185, reports/h200/bench-bwd-lean-185.txt,
-// bf16, cold, two repeats), and at those whose blocks have the same warps as a measured width's
-// (its chunks a thread rounded up to the same whole warps). add_rmsnorm_bwd at one chunk a
-// thread from 1018 to 3577 (8192x2049 83.9 us against 90.4, 16384x2049 152.4 against 163.0,
-// 16384x1025 81.6 against 106.4, 8192x3073 122.0 against 158.1; not 4096x5125, 129.4 against
-// 119.2). layernorm_bwd at one chunk from 1018 to 1273 (16384x1025 65.8 against 69.7) and two
-// from 3066 to 3577 (8192x3073 81.5 against 104.5); not at 2049 (63.1 against 60.0) or 5125
-// (81.5 against 76.5). rmsnorm_bwd at two chunks from 3066 to 3577 (8192x3073 74.0 against
-// 89.8); not at 1025 (61.2 against 60.5), 2049 (54.1 against 51.7) or 5125 (72.8 against 65.2).
+// faster than the shifted register kernel (calls 184-187, reports/h200/bench-bwd-lean-185.txt,
+// bench-bwd-auto-186.txt, bench-bwd-edge-187.txt; bf16, cold, two repeats). Between 3067 and 3322
+// the register kernel's block is one chunk a thread in 416 threads, one block an SM; the phase
+// kernels win there for all three ops (8192x3073: rmsnorm_bwd 73.8 us against 89.8,
+// layernorm_bwd 82.2 against 104.5, add_rmsnorm_bwd 122.0 against 158.1; 8192x3201: 77.9 against
+// 94.3, 86.8 against 107.4, 143.6 against 165.9) and lose or draw beyond (8192x3329: 76.3 against
+// 68.5, 87.0 against 80.7, 128.1 against 128.9; 8192x3457 and 3577 slower or level).
+// add_rmsnorm_bwd also wins from 1018 (8192x1537 63.8 against 79.9, 8192x2049 84.5 against 89.9,
+// 8192x2561 110.9 against 145.1, 16384x1025 81.6 against 106.4); layernorm_bwd from 1018 to 1273
+// (16384x1025 65.6 against 69.8; 16384x1153 72.1 against 72.6), not at 2049 (63.1 against 60.0)
+// or 5125 (81.5 against 76.5); rmsnorm_bwd nowhere else (16384x1025 61.2 against 60.5, 8192x2049
+// 54.1 against 51.7, 4096x5125 72.8 against 65.2).
 constexpr std::int64_t kBackwardPhaseAutoMinRows = 4096;
 
 // ITEMS auto takes for 16-bit rows of d, or 0 where it does not take the phase kernels.
 int auto_phase_items(const std::string& op, std::int64_t d) {
-  if (op == "add_rmsnorm_bwd") return d >= 1018 && d <= 3577 ? 1 : 0;
-  if (op == "layernorm_bwd") return d >= 1018 && d <= 1273 ? 1 : d >= 3066 && d <= 3577 ? 2 : 0;
-  return d >= 3066 && d <= 3577 ? 2 : 0;
+  if (op == "add_rmsnorm_bwd") return d >= 1018 && d <= 3322 ? 1 : 0;
+  if (op == "layernorm_bwd") return d >= 1018 && d <= 1273 ? 1 : d >= 3067 && d <= 3322 ? 2 : 0;
+  return d >= 3067 && d <= 3322 ? 2 : 0;
 }
 
 }  // namespace
