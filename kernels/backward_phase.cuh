@@ -105,8 +105,8 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
   if (w != nullptr) trap_unless_weight_slots<ITEMS>((slots - weight_slots) * kChunkBytes);
   stage_phase_weight(pr, w, d, slots);
   using Tile = RmsPhaseTile<T, ITEMS, FUSED>;
-  // Through load_phase_ahead (a row < rows test the loop already made): with load_phase_row
-  // itself, ptxas spills the bf16 two-chunk build (8 bytes).
+  // The current row's tiles, where they are used (load_phase_ahead's row < rows test is the
+  // loop's own).
   auto load = [&](long long row, Tile& t) {
     load_phase_ahead(pr, x, x_stride, row, rows, d, t.x);
     load_phase_ahead(pr, dy, dy_stride, row, rows, d, t.dy);
