@@ -162,8 +162,7 @@ std::vector<KernelRef> all_specializations() {
         // it has no shifted build.
         if (combo.count("schedule") && combo.at("schedule") == "phase" && combo.count("shift")) {
           if (combo.at("shift") != "0") continue;
-          const int most = e.name == "add_rmsnorm_bwd" ? 1 : 2;
-          for (int items = 1; items <= most; ++items) {
+          for (int items = 1; items <= detail::max_phase_items(e.name); ++items) {
             auto v = combo;
             v.erase("shift");
             v["phase_items"] = std::to_string(items);

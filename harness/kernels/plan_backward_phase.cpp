@@ -15,11 +15,6 @@ namespace {
 constexpr int kPhaseMaxThreads = 1024;
 constexpr int kPhaseRegisters = 65536 / kPhaseMaxThreads;
 
-// The most chunks a thread the kernels hold in their 64 registers (ptxas, sm_90): rmsnorm_bwd
-// and layernorm_bwd two (rmsnorm_bwd at three spills 68 bytes), add_rmsnorm_bwd one (at two,
-// 148 bytes).
-int max_phase_items(const std::string& op) { return op == "add_rmsnorm_bwd" ? 1 : 2; }
-
 // Where auto takes it, and at which ITEMS: 16-bit rows off the 16-byte grid, at least 4096 of
 // them, whose strides keep every tensor on one phase, at the widths where the H200 measured it
 // faster than the shifted register kernel (calls 184-187, reports/h200/bench-bwd-lean-185.txt,
@@ -44,6 +39,11 @@ int auto_phase_items(const std::string& op, std::int64_t d) {
 }
 
 }  // namespace
+
+// The most chunks a thread the kernels hold in their 64 registers (ptxas, sm_90): rmsnorm_bwd
+// and layernorm_bwd two (rmsnorm_bwd at three spills 68 bytes), add_rmsnorm_bwd one (at two,
+// 148 bytes).
+int max_phase_items(const std::string& op) { return op == "add_rmsnorm_bwd" ? 1 : 2; }
 
 BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, std::size_t elem,
                                       const Shape& s,

@@ -295,6 +295,8 @@ struct BackwardPhasePlan {
   int items = 0;
   std::uint32_t shared_bytes = 0;
 };
+// The ITEMS the backward phase kernels of `op` are built for: 1 up to this (the catalog's list).
+int max_phase_items(const std::string& op);
 BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, std::size_t elem,
                                       const Shape& s,
                                       const std::map<std::string, std::int64_t>& strides,
