@@ -74,7 +74,7 @@ __device__ __forceinline__ unsigned weight_slots_offset(bool sums) {
 
 // RMSNorm backward over rows of one phase a block. FUSED: s = x + r (add_rmsnorm_bwd, with dh and
 // dr optional); otherwise s = x.
-template <typename T, int ITEMS, bool FUSED>
+template <typename T, int ITEMS, bool FUSED, int PREFETCH>
 __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, const T* x,
                                               const T* r, const T* w, const T* dy, const T* dh,
                                               int rows, int d, int x_stride, int r_stride,
@@ -129,10 +129,21 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
     weighted<T>(w != nullptr, w_offset, w != nullptr ? phase_weight<T, ITEMS>(slots, i) : uint4{},
                 dyv, g);
   };
+  // The rows ahead asked of the L2 (prefetch_phase_row): no registers held for them.
+  auto prefetch = [&](long long at) {
+    prefetch_phase_row(pr, x, x_stride, at, rows);
+    prefetch_phase_row(pr, dy, dy_stride, at, rows);
+    if constexpr (FUSED) {
+      prefetch_phase_row(pr, r, r_stride, at, rows);
+      if (dh != nullptr) prefetch_phase_row(pr, dh, dh_stride, at, rows);
+    }
+  };
+  prefetch_phase_start<PREFETCH>(pr.first, pr.step, prefetch);
   int parity = 0;
   Tile cur;
   for (long long row = pr.first; row < rows; row += pr.step) {
     load(row, cur);
+    prefetch_phase_step<PREFETCH>(row, pr.step, prefetch);
     float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -181,7 +192,7 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
 
 // LayerNorm backward over rows of one phase a block. SAVED: the forward pass's mean and rstd (one
 // reduction a row); otherwise both recomputed from x (two).
-template <typename T, int ITEMS, bool SAVED>
+template <typename T, int ITEMS, bool SAVED, int PREFETCH>
 __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_partial,
                                                          float* dbeta_partial, const T* x,
                                                          const T* gamma, const T* dy,
@@ -214,12 +225,18 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
 #pragma unroll
     for (int e = 0; e < kVec; ++e) g[e] = dyv[e] * gm[e];
   };
+  auto prefetch = [&](long long at) {
+    prefetch_phase_row(pr, x, x_stride, at, rows);
+    prefetch_phase_row(pr, dy, dy_stride, at, rows);
+  };
+  prefetch_phase_start<PREFETCH>(pr.first, pr.step, prefetch);
   int parity_mean = 0, parity_rest = 0;
   for (long long row = pr.first; row < rows; row += pr.step) {
     uint4 xs[ITEMS], dys[ITEMS];
     const unsigned whole = pr.whole(row, rows);
     load_phase_row(pr, x + row * static_cast<long long>(x_stride), whole, d, xs);
     load_phase_row(pr, dy + row * static_cast<long long>(dy_stride), whole, d, dys);
+    prefetch_phase_step<PREFETCH>(row, pr.step, prefetch);
     const float2 stats = SAVED ? make_float2(__ldg(mean + row), __ldg(rstd + row))
                                : make_float2(0.f, 0.f);
     float mu = stats.x;
@@ -303,37 +320,38 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
 // for its slots. A launch with less traps. The weight gradients' partials are [gridDim.x, d]
 // fp32, added by column_sum<T>. Arguments and aliasing as rmsnorm_bwd, add_rmsnorm_bwd and
 // layernorm_bwd (kernels/README.md).
-template <typename T, int ITEMS>
+template <typename T, int ITEMS, int PREFETCH = 0>
 __global__ void __launch_bounds__(norm::kPhaseBackwardMaxThreads)
     rmsnorm_bwd_phase(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows,
                       int d, int x_stride, int dy_stride, int dx_stride, float eps,
                       float w_offset) {
-  norm::rms_bwd_phase<T, ITEMS, false>(dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows,
-                                       d, x_stride, 0, dy_stride, 0, dx_stride, 0, eps, w_offset);
+  norm::rms_bwd_phase<T, ITEMS, false, PREFETCH>(dx, nullptr, dw_partial, x, nullptr, w, dy,
+                                                 nullptr, rows, d, x_stride, 0, dy_stride, 0,
+                                                 dx_stride, 0, eps, w_offset);
 }
 
-template <typename T, int ITEMS>
+template <typename T, int ITEMS, int PREFETCH = 0>
 __global__ void __launch_bounds__(norm::kPhaseBackwardMaxThreads)
     add_rmsnorm_bwd_phase(T* dx, T* dr, float* dw_partial, const T* x, const T* r, const T* w,
                           const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
                           int dy_stride, int dh_stride, int dx_stride, int dr_stride, float eps,
                           float w_offset) {
-  norm::rms_bwd_phase<T, ITEMS, true>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride,
-                                      r_stride, dy_stride, dh_stride, dx_stride, dr_stride, eps,
-                                      w_offset);
+  norm::rms_bwd_phase<T, ITEMS, true, PREFETCH>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
+                                                x_stride, r_stride, dy_stride, dh_stride,
+                                                dx_stride, dr_stride, eps, w_offset);
 }
 
 // RECOMPUTE as layernorm_bwd: false takes the forward pass's mean and rstd (a launch with either
 // null traps), true recomputes them from x.
-template <typename T, int ITEMS, bool RECOMPUTE = false>
+template <typename T, int ITEMS, bool RECOMPUTE = false, int PREFETCH = 0>
 __global__ void __launch_bounds__(norm::kPhaseBackwardMaxThreads)
     layernorm_bwd_phase(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
                         const T* gamma, const T* dy, const float* mean, const float* rstd,
                         int rows, int d, int x_stride, int dy_stride, int dx_stride, float eps) {
   if (!RECOMPUTE && (mean == nullptr || rstd == nullptr)) __trap();
-  norm::layernorm_bwd_phase_rows<T, ITEMS, !RECOMPUTE>(dx, dgamma_partial, dbeta_partial, x,
-                                                       gamma, dy, mean, rstd, rows, d, x_stride,
-                                                       dy_stride, dx_stride, eps);
+  norm::layernorm_bwd_phase_rows<T, ITEMS, !RECOMPUTE, PREFETCH>(
+      dx, dgamma_partial, dbeta_partial, x, gamma, dy, mean, rstd, rows, d, x_stride, dy_stride,
+      dx_stride, eps);
 }
 
 }  // namespace ladder

@@ -48,10 +48,14 @@ std::string entry(const std::string& kernel, DType dt, int items, bool shifted,
          tail + ">";
 }
 
-// The phase kernel's entry (kernels/backward_phase.cuh); layernorm_bwd_phase's RECOMPUTE last.
-std::string phase_entry(const std::string& kernel, DType dt, int items, bool recompute = false) {
-  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(items) +
-         (recompute ? ", true" : "") + ">";
+// The phase kernel's entry (kernels/backward_phase.cuh): ITEMS, layernorm_bwd_phase's RECOMPUTE
+// (`has_recompute`), then PREFETCH; trailing defaults left out.
+std::string phase_entry(const std::string& kernel, DType dt, const BackwardPhasePlan& phase,
+                        bool has_recompute = false, bool recompute = false) {
+  const std::string recompute_arg =
+      has_recompute && (recompute || phase.prefetch != 0) ? (recompute ? ", true" : ", false") : "";
+  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(phase.items) +
+         recompute_arg + phase_prefetch_arg(phase.prefetch) + ">";
 }
 
 double weight_mode_code(const std::string& weight) {
@@ -272,7 +276,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   L.source = source_path(phase.phase ? "backward_phase.cuh"
                          : bulk.bulk ? "rmsnorm_bwd_bulk.cuh"
                                      : "rmsnorm_bwd.cuh");
-  L.entry = phase.phase ? phase_entry("rmsnorm_bwd_phase", ref.dtype, g.items)
+  L.entry = phase.phase ? phase_entry("rmsnorm_bwd_phase", ref.dtype, phase)
             : bulk.bulk ? bulk_entry("rmsnorm_bwd_bulk", ref.dtype, bulk)
                         : entry("rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
@@ -338,7 +342,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   L.source = source_path(phase.phase ? "backward_phase.cuh"
                          : bulk.bulk ? "rmsnorm_bwd_bulk.cuh"
                                      : "rmsnorm_bwd.cuh");
-  L.entry = phase.phase ? phase_entry("add_rmsnorm_bwd_phase", ref.dtype, g.items)
+  L.entry = phase.phase ? phase_entry("add_rmsnorm_bwd_phase", ref.dtype, phase)
             : bulk.bulk ? bulk_entry("add_rmsnorm_bwd_bulk", ref.dtype, bulk)
                         : entry("add_rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
@@ -421,7 +425,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   L.source = source_path(phase.phase ? "backward_phase.cuh"
                          : bulk.bulk ? "layernorm_bwd_bulk.cuh"
                                      : "layernorm_bwd.cuh");
-  L.entry = phase.phase ? phase_entry("layernorm_bwd_phase", ref.dtype, g.items, !saved)
+  L.entry = phase.phase ? phase_entry("layernorm_bwd_phase", ref.dtype, phase, true, !saved)
             : bulk.bulk ? bulk_entry("layernorm_bwd_bulk", ref.dtype, bulk)
                         : entry("layernorm_bwd", ref.dtype, g.items, plan.shifted, !saved);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));

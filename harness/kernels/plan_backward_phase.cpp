@@ -64,6 +64,7 @@ BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, s
   const std::string broken =
       v.get("broken_phase_launch", "none", {"none", "grid_off_vec", "narrow_tile", "short_weight"});
   const bool asked = schedule == "phase";
+  const int prefetch = read_phase_prefetch(v, op, asked);
   for (const auto& [key, value] : {std::pair<std::string, std::string>{"phase_items", items_key},
                                    {"phase_grid", grid},
                                    {"phase_blocks_per_sm", per_sm_key},
@@ -98,6 +99,7 @@ BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, s
   BackwardPhasePlan plan;
   plan.phase = true;
   plan.items = items;
+  plan.prefetch = prefetch;
   // The sums' slots (4 bytes a value of a thread's chunks), then the weight's (16 bytes a chunk).
   const std::int64_t values = items * (kChunkBytes / static_cast<std::int64_t>(elem));
   plan.shared_bytes = static_cast<std::uint32_t>(

@@ -276,7 +276,14 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
 struct PhasePlan {
   bool phase = false;
   std::uint32_t shared_bytes = 0;
+  int prefetch = 0;  // rows ahead the kernel asks the L2 for (phase_prefetch=N; PREFETCH)
 };
+// phase_prefetch=auto|0|1|2|3 of the forward and backward phase kernels: the rows ahead of the
+// row being loaded that each step asks the L2 for (the kernels' PREFETCH). auto: 0. Asked of
+// another schedule, a plan error.
+int read_phase_prefetch(VariantReader& v, const std::string& op, bool phase_asked);
+// The kernel's template arguments after the others: ", PREFETCH" where it is not 0.
+std::string phase_prefetch_arg(int prefetch);
 PhasePlan read_phase(VariantReader& v, const std::string& op,
                      const std::vector<std::string>& schedules, std::size_t elem_size,
                      const Shape& s, int forced_items, int auto_items, int weights,
@@ -294,6 +301,7 @@ struct BackwardPhasePlan {
   bool phase = false;
   int items = 0;
   std::uint32_t shared_bytes = 0;
+  int prefetch = 0;  // as PhasePlan's
 };
 // The ITEMS the backward phase kernels of `op` are built for: 1 up to this (the catalog's list).
 int max_phase_items(const std::string& op);

@@ -199,7 +199,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                          : phase.phase ? "phase_rows.cuh"
                                        : "rmsnorm.cuh");
   L.entry = packed.packed         ? packed_entry("rmsnorm_fwd_packed", ref.dtype, packed)
-            : phase.phase         ? entry("rmsnorm_fwd_phase", ref.dtype, g.items, "")
+            : phase.phase         ? entry("rmsnorm_fwd_phase", ref.dtype, g.items, phase_prefetch_arg(phase.prefetch))
             : decode              ? "ladder::rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + ">"
             : loop.loop           ? "ladder::rmsnorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +
                                         std::to_string(loop.threads) + ">"
@@ -312,7 +312,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm(const KernelRef& ref, const Case& c,
   const bool round_sum = convention == "B" && ref.dtype != DType::F32;
   const std::string round_arg = round_sum ? ", true" : ", false";
   L.entry = packed.packed ? packed_entry("add_rmsnorm_fwd_packed", ref.dtype, packed, round_arg)
-            : phase.phase ? entry("add_rmsnorm_fwd_phase", ref.dtype, g.items, round_arg)
+            : phase.phase ? entry("add_rmsnorm_fwd_phase", ref.dtype, g.items, round_arg + phase_prefetch_arg(phase.prefetch))
             : decode      ? "ladder::add_rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + round_arg + ">"
             : loop.loop   ? "ladder::add_rmsnorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +
                                 std::to_string(loop.threads) + round_arg + ">"
@@ -416,7 +416,7 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
                          : phase.phase ? "phase_rows.cuh"
                                        : "layernorm.cuh");
   L.entry = packed.packed ? packed_entry("layernorm_fwd_packed", ref.dtype, packed)
-            : phase.phase ? entry("layernorm_fwd_phase", ref.dtype, g.items, "")
+            : phase.phase ? entry("layernorm_fwd_phase", ref.dtype, g.items, phase_prefetch_arg(phase.prefetch))
             : loop.loop   ? "ladder::layernorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +
                                 std::to_string(loop.threads) + ", " + std::to_string(loop.passes) + ">"
             : bulk.bulk   ? "ladder::layernorm_fwd_bulk<" + dtype_template_name(ref.dtype) + ", " +

@@ -52,6 +52,16 @@ int phase_auto(VariantReader& v, const std::string& op, std::size_t elem_size, c
   return items;
 }
 
+int read_phase_prefetch(VariantReader& v, const std::string& op, bool phase_asked) {
+  const std::string key = v.get("phase_prefetch", "auto", {"auto", "0", "1", "2", "3"});
+  if (key != "auto" && !phase_asked) fail(op, "phase_prefetch=" + key + " needs schedule=phase");
+  return key == "auto" ? 0 : std::stoi(key);
+}
+
+std::string phase_prefetch_arg(int prefetch) {
+  return prefetch == 0 ? "" : ", " + std::to_string(prefetch);
+}
+
 PhasePlan read_phase(VariantReader& v, const std::string& op,
                      const std::vector<std::string>& schedules, std::size_t elem_size,
                      const Shape& s, int forced_items, int auto_items, int weights,
@@ -68,6 +78,7 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
       v.get("broken_phase_launch", "none", {"none", "grid_off_vec", "narrow_tile"});
   if (broken != "none" && schedule != "phase")
     fail(op, "broken_phase_launch=" + broken + " needs schedule=phase");
+  const int prefetch = read_phase_prefetch(v, op, schedule == "phase");
   // Every way out to another kernel: a broken launch asked of it is a plan error.
   auto refuse = [&]() {
     if (broken != "none")
@@ -93,6 +104,7 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
   PhasePlan plan;
   plan.phase = true;
   plan.shared_bytes = static_cast<std::uint32_t>(bytes);
+  plan.prefetch = prefetch;
   g.items = items;
   g.threads_per_row = static_cast<int>(threads);
   g.rows_per_block = 1;
