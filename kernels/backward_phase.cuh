@@ -74,7 +74,7 @@ __device__ __forceinline__ unsigned weight_slots_offset(bool sums) {
 
 // RMSNorm backward over rows of one phase a block. FUSED: s = x + r (add_rmsnorm_bwd, with dh and
 // dr optional); otherwise s = x.
-template <typename T, int ITEMS, bool FUSED, int PREFETCH>
+template <typename T, int ITEMS, bool FUSED, bool PREFETCH>
 __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, const T* x,
                                               const T* r, const T* w, const T* dy, const T* dh,
                                               int rows, int d, int x_stride, int r_stride,
@@ -129,7 +129,8 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
     weighted<T>(w != nullptr, w_offset, w != nullptr ? phase_weight<T, ITEMS>(slots, i) : uint4{},
                 dyv, g);
   };
-  // The rows ahead asked of the L2 (prefetch_phase_row): no registers held for them.
+  // PREFETCH: the block's next row is asked of the L2 (prefetch_phase_row) while this one is
+  // worked on; no registers held for it.
   auto prefetch = [&](long long at) {
     prefetch_phase_row(pr, x, x_stride, at, rows);
     prefetch_phase_row(pr, dy, dy_stride, at, rows);
@@ -138,12 +139,11 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
       if (dh != nullptr) prefetch_phase_row(pr, dh, dh_stride, at, rows);
     }
   };
-  prefetch_phase_start<PREFETCH>(pr.first, pr.step, prefetch);
   int parity = 0;
   Tile cur;
   for (long long row = pr.first; row < rows; row += pr.step) {
     load(row, cur);
-    prefetch_phase_step<PREFETCH>(row, pr.step, prefetch);
+    if constexpr (PREFETCH) prefetch(row + pr.step);
     float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -192,7 +192,7 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
 
 // LayerNorm backward over rows of one phase a block. SAVED: the forward pass's mean and rstd (one
 // reduction a row); otherwise both recomputed from x (two).
-template <typename T, int ITEMS, bool SAVED, int PREFETCH>
+template <typename T, int ITEMS, bool SAVED, bool PREFETCH>
 __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_partial,
                                                          float* dbeta_partial, const T* x,
                                                          const T* gamma, const T* dy,
@@ -229,14 +229,13 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
     prefetch_phase_row(pr, x, x_stride, at, rows);
     prefetch_phase_row(pr, dy, dy_stride, at, rows);
   };
-  prefetch_phase_start<PREFETCH>(pr.first, pr.step, prefetch);
   int parity_mean = 0, parity_rest = 0;
   for (long long row = pr.first; row < rows; row += pr.step) {
     uint4 xs[ITEMS], dys[ITEMS];
     const unsigned whole = pr.whole(row, rows);
     load_phase_row(pr, x + row * static_cast<long long>(x_stride), whole, d, xs);
     load_phase_row(pr, dy + row * static_cast<long long>(dy_stride), whole, d, dys);
-    prefetch_phase_step<PREFETCH>(row, pr.step, prefetch);
+    if constexpr (PREFETCH) prefetch(row + pr.step);
     const float2 stats = SAVED ? make_float2(__ldg(mean + row), __ldg(rstd + row))
                                : make_float2(0.f, 0.f);
     float mu = stats.x;
@@ -320,7 +319,7 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
 // for its slots. A launch with less traps. The weight gradients' partials are [gridDim.x, d]
 // fp32, added by column_sum<T>. Arguments and aliasing as rmsnorm_bwd, add_rmsnorm_bwd and
 // layernorm_bwd (kernels/README.md).
-template <typename T, int ITEMS, int PREFETCH = 0>
+template <typename T, int ITEMS, bool PREFETCH = false>
 __global__ void __launch_bounds__(norm::kPhaseBackwardMaxThreads)
     rmsnorm_bwd_phase(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows,
                       int d, int x_stride, int dy_stride, int dx_stride, float eps,
@@ -330,7 +329,7 @@ __global__ void __launch_bounds__(norm::kPhaseBackwardMaxThreads)
                                                  dx_stride, 0, eps, w_offset);
 }
 
-template <typename T, int ITEMS, int PREFETCH = 0>
+template <typename T, int ITEMS, bool PREFETCH = false>
 __global__ void __launch_bounds__(norm::kPhaseBackwardMaxThreads)
     add_rmsnorm_bwd_phase(T* dx, T* dr, float* dw_partial, const T* x, const T* r, const T* w,
                           const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
@@ -343,7 +342,7 @@ __global__ void __launch_bounds__(norm::kPhaseBackwardMaxThreads)
 
 // RECOMPUTE as layernorm_bwd: false takes the forward pass's mean and rstd (a launch with either
 // null traps), true recomputes them from x.
-template <typename T, int ITEMS, bool RECOMPUTE = false, int PREFETCH = 0>
+template <typename T, int ITEMS, bool RECOMPUTE = false, bool PREFETCH = false>
 __global__ void __launch_bounds__(norm::kPhaseBackwardMaxThreads)
     layernorm_bwd_phase(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
                         const T* gamma, const T* dy, const float* mean, const float* rstd,

@@ -158,22 +158,6 @@ __device__ __forceinline__ void prefetch_phase_row(const PhaseRows<T, ITEMS>& pr
     if (whole & (1u << i)) asm volatile("prefetch.L2 [%0];" ::"l"(p + pr.column(i)));
 }
 
-// The rows ahead that PREFETCH asks the L2 for, from the first row a block loads: rows
-// `loaded + k * step` for k = 1 .. PREFETCH - 1 before the walk (`prefetch(row)` for each), then,
-// each row, the one PREFETCH steps past the row loaded (prefetch_phase_step).
-template <int PREFETCH, typename Prefetch>
-__device__ __forceinline__ void prefetch_phase_start(long long loaded, long long step,
-                                                     Prefetch&& prefetch) {
-#pragma unroll
-  for (int k = 1; k < PREFETCH; ++k) prefetch(loaded + k * step);
-}
-
-template <int PREFETCH, typename Prefetch>
-__device__ __forceinline__ void prefetch_phase_step(long long loaded, long long step,
-                                                    Prefetch&& prefetch) {
-  if constexpr (PREFETCH > 0) prefetch(loaded + PREFETCH * step);
-}
-
 template <int ITEMS>
 __device__ __forceinline__ void take_ahead(const uint4 (&next)[ITEMS], uint4 (&cur)[ITEMS]) {
 #pragma unroll
@@ -186,7 +170,7 @@ __device__ __forceinline__ void take_ahead(const uint4 (&next)[ITEMS], uint4 (&c
 // Launch: block (TPR, 1, 1) with TPR * ITEMS * VEC >= d + VEC - 1 (one tile at any phase), a
 // grid that is a multiple of VEC (8 in 16-bit, 4 in fp32; about as many blocks as are resident:
 // each walks many rows), and ITEMS * TPR * 16 bytes of dynamic shared memory (the weight).
-template <typename T, int ITEMS, int PREFETCH = 0>
+template <typename T, int ITEMS, bool PREFETCH = false>
 __global__ void __launch_bounds__(1024)
     rmsnorm_fwd_phase(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                       int y_stride, float eps, float w_offset) {
@@ -198,14 +182,14 @@ __global__ void __launch_bounds__(1024)
   norm::stage_phase_weight(pr, w, d, weight_slots);
   int parity = 0;
   uint4 xs[ITEMS];
+  // PREFETCH: the row after the one loaded ahead is asked of the L2 (prefetch_phase_row).
   auto prefetch = [&](long long at) { norm::prefetch_phase_row(pr, x, x_stride, at, rows); };
   norm::load_phase_ahead(pr, x, x_stride, pr.first, rows, d, xs);
-  norm::prefetch_phase_start<PREFETCH>(pr.first + pr.step, pr.step, prefetch);
   for (long long row = pr.first; row < rows; row += pr.step) {
     T* yr = y + row * static_cast<long long>(y_stride);
     uint4 xn[ITEMS];
     norm::load_phase_ahead(pr, x, x_stride, row + pr.step, rows, d, xn);
-    norm::prefetch_phase_step<PREFETCH>(row + pr.step, pr.step, prefetch);
+    if constexpr (PREFETCH) prefetch(row + 2 * pr.step);
     float sum[1] = {0.f};
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -233,7 +217,7 @@ __global__ void __launch_bounds__(1024)
 
 // add_rmsnorm forward, rows of one phase a block: arguments, results and aliasing as
 // add_rmsnorm_fwd (h may be r, y may be x). Launch as rmsnorm_fwd_phase.
-template <typename T, int ITEMS, bool ROUND_SUM, int PREFETCH = 0>
+template <typename T, int ITEMS, bool ROUND_SUM, bool PREFETCH = false>
 __global__ void __launch_bounds__(1024)
     add_rmsnorm_fwd_phase(T* y, T* h, const T* x, const T* r, const T* w, float* rstd, int rows,
                           int d, int x_stride, int r_stride, int h_stride, int y_stride,
@@ -261,7 +245,6 @@ __global__ void __launch_bounds__(1024)
     norm::load_phase_ahead(pr, x, x_stride, pr.first, rows, d, xs);
     norm::load_phase_ahead(pr, r, r_stride, pr.first, rows, d, rs);
   }
-  norm::prefetch_phase_start<PREFETCH>(pr.first + lead, pr.step, prefetch);
   for (long long row = pr.first; row < rows; row += pr.step) {
     T* hr = h + row * h_stride;
     T* yr = y + row * y_stride;
@@ -274,7 +257,7 @@ __global__ void __launch_bounds__(1024)
       norm::load_phase_row(pr, x + row * x_stride, whole, d, xs);
       norm::load_phase_row(pr, r + row * r_stride, whole, d, rs);
     }
-    norm::prefetch_phase_step<PREFETCH>(row + lead, pr.step, prefetch);
+    if constexpr (PREFETCH) prefetch(row + lead + pr.step);
     float sum[1] = {0.f};
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -311,7 +294,7 @@ __global__ void __launch_bounds__(1024)
 // (two-pass variance from the row in registers). Launch as rmsnorm_fwd_phase, with
 // ITEMS * TPR * 16 bytes of dynamic shared memory for each of gamma and beta given (gamma's
 // slots first).
-template <typename T, int ITEMS, int PREFETCH = 0>
+template <typename T, int ITEMS, bool PREFETCH = false>
 __global__ void __launch_bounds__(1024)
     layernorm_fwd_phase(T* y, const T* x, const T* gamma, const T* beta, float* mean,
                         float* rstd, int rows, int d, int x_stride, int y_stride, float eps) {
@@ -335,7 +318,6 @@ __global__ void __launch_bounds__(1024)
   auto prefetch = [&](long long at) { norm::prefetch_phase_row(pr, x, x_stride, at, rows); };
   const long long lead = kAhead ? pr.step : 0;  // the row each step loads, from the current
   if constexpr (kAhead) norm::load_phase_ahead(pr, x, x_stride, pr.first, rows, d, xs);
-  norm::prefetch_phase_start<PREFETCH>(pr.first + lead, pr.step, prefetch);
   for (long long row = pr.first; row < rows; row += pr.step) {
     T* yr = y + row * static_cast<long long>(y_stride);
     uint4 xn[ITEMS];
@@ -345,7 +327,7 @@ __global__ void __launch_bounds__(1024)
       norm::load_phase_row(pr, x + row * static_cast<long long>(x_stride), pr.whole(row, rows), d,
                            xs);
     }
-    norm::prefetch_phase_step<PREFETCH>(row + lead, pr.step, prefetch);
+    if constexpr (PREFETCH) prefetch(row + lead + pr.step);
     float acc[1] = {0.f};
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {

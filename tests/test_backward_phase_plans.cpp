@@ -26,22 +26,22 @@ TEST_CASE("backward phase schedule: auto takes 16-bit rows off the grid at the w
   ladder::register_builtin_oracles();
   // The table of plan_backward_phase.cpp, one width each side of every step.
   CHECK(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 2049).entry ==
-        "ladder::add_rmsnorm_bwd_phase<__nv_bfloat16, 1>");
+        "ladder::add_rmsnorm_bwd_phase<__nv_bfloat16, 1, true>");
   CHECK(entry_of({"add_rmsnorm_bwd", DType::F16, {}}, 16384, 1025).entry ==
-        "ladder::add_rmsnorm_bwd_phase<__half, 1>");
+        "ladder::add_rmsnorm_bwd_phase<__half, 1, true>");
   CHECK(phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 3321)));
   CHECK(!phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 3323)));
   CHECK(!phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 1017)));
   CHECK(entry_of({"layernorm_bwd", DType::BF16, {}}, 16384, 1025).entry ==
-        "ladder::layernorm_bwd_phase<__nv_bfloat16, 1>");
+        "ladder::layernorm_bwd_phase<__nv_bfloat16, 1, false, true>");
   CHECK(!phase(entry_of({"layernorm_bwd", DType::BF16, {}}, 16384, 1275)));
   CHECK(!phase(entry_of({"layernorm_bwd", DType::BF16, {}}, 8192, 2049)));
   CHECK(entry_of({"layernorm_bwd", DType::BF16, {}}, 8192, 3073).entry ==
-        "ladder::layernorm_bwd_phase<__nv_bfloat16, 2>");
+        "ladder::layernorm_bwd_phase<__nv_bfloat16, 2, false, true>");
   CHECK(first_of("layernorm_bwd", DType::BF16, {{"stats", "recompute"}}, 8192, 3073).entry ==
-        "ladder::layernorm_bwd_phase<__nv_bfloat16, 2, true>");
+        "ladder::layernorm_bwd_phase<__nv_bfloat16, 2, true, true>");
   CHECK(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 8192, 3073).entry ==
-        "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 2>");
+        "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 2, true>");
   CHECK(!phase(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 8192, 3065)));
   CHECK(phase(entry_of({"layernorm_bwd", DType::BF16, {}}, 8192, 3321)));
   CHECK(!phase(entry_of({"layernorm_bwd", DType::BF16, {}}, 8192, 3323)));
@@ -91,16 +91,59 @@ TEST_CASE("backward phase schedule: one tile at any phase, whole phases, the sum
   // Asked for: the most ITEMS the op holds unless phase_items (or items) pins it; phase_grid=8
   // pins the grid, phase_blocks_per_sm the blocks an SM (132 SMs, whole phases).
   CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}}, 8192, 2049).entry ==
-        "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 2>");
+        "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 2, true>");
   CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_items", "1"}}, 8192, 2049).entry ==
-        "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 1>");
+        "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 1, true>");
   CHECK(first_of("layernorm_bwd", DType::BF16, {{"schedule", "phase"}, {"items", "1"}}, 8192, 2049).entry ==
-        "ladder::layernorm_bwd_phase<__nv_bfloat16, 1>");
+        "ladder::layernorm_bwd_phase<__nv_bfloat16, 1, false, true>");
   CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_grid", "8"}}, 8192, 2049).grid[0] == 8);
   CHECK(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}, {"phase_blocks_per_sm", "3"}}, 8192, 2049)
             .grid[0] == 3 * 132 / 8 * 8);
   // Rows no tile of 1024 threads covers take the register kernel, as the forward's do.
   CHECK(!phase(first_of("rmsnorm_bwd", DType::BF16, {{"schedule", "phase"}}, 2, 65536)));
+}
+
+TEST_CASE("phase_prefetch: a row ahead asked of the L2, in the entry's PREFETCH", "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto entry_with = [](const std::string& op, DType dt, const std::string& prefetch,
+                       std::map<std::string, std::string> more = {}) {
+    more["schedule"] = "phase";
+    if (!prefetch.empty()) more["phase_prefetch"] = prefetch;
+    return first_of(op, dt, std::move(more), 8192, 2049).entry;
+  };
+  // The backward: the next row asked for unless pinned; 0 leaves the default out of the entry,
+  // and LayerNorm names RECOMPUTE before PREFETCH.
+  CHECK(entry_with("rmsnorm_bwd", DType::BF16, "") == "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 2, true>");
+  CHECK(entry_with("rmsnorm_bwd", DType::BF16, "0") == "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 2>");
+  CHECK(entry_with("add_rmsnorm_bwd", DType::F16, "1") == "ladder::add_rmsnorm_bwd_phase<__half, 1, true>");
+  CHECK(entry_with("layernorm_bwd", DType::BF16, "0") == "ladder::layernorm_bwd_phase<__nv_bfloat16, 2>");
+  CHECK(entry_with("layernorm_bwd", DType::BF16, "0", {{"stats", "recompute"}}) ==
+        "ladder::layernorm_bwd_phase<__nv_bfloat16, 2, true>");
+  CHECK(entry_with("layernorm_bwd", DType::BF16, "1", {{"stats", "recompute"}}) ==
+        "ladder::layernorm_bwd_phase<__nv_bfloat16, 2, true, true>");
+  // The forward: fp32 LayerNorm asks for a row ahead by default, the rest do not. Their entries
+  // differ from the others only in a last ", true".
+  auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  const std::string ln_f32_none = entry_with("layernorm", DType::F32, "0");
+  CHECK(ln_f32_none.find("ladder::layernorm_fwd_phase<float, ") == 0);
+  CHECK(entry_with("layernorm", DType::F32, "") == ln_f32_none.substr(0, ln_f32_none.size() - 1) + ", true>");
+  CHECK(entry_with("layernorm", DType::BF16, "") == entry_with("layernorm", DType::BF16, "0"));
+  const std::string rms_none = entry_with("rmsnorm", DType::BF16, "0");
+  CHECK(entry_with("rmsnorm", DType::BF16, "") == rms_none);
+  CHECK(entry_with("rmsnorm", DType::BF16, "1") == rms_none.substr(0, rms_none.size() - 1) + ", true>");
+  CHECK(ends_with(entry_with("add_rmsnorm", DType::BF16, "1", {{"convention", "B"}}), ", true, true>"));
+  CHECK(ends_with(entry_with("add_rmsnorm", DType::BF16, ""), ", false>"));
+  // Asked of another schedule, or out of range: plan errors.
+  auto plan_of = [](const std::string& op, std::map<std::string, std::string> variant) {
+    return ladder::kernels::plan({op, DType::BF16, std::move(variant)}, {{"rows", 300}, {"d", 2049}}, kEps);
+  };
+  CHECK_THROWS_WITH(plan_of("rmsnorm_bwd", {{"phase_prefetch", "1"}}), has_substr("phase_prefetch=1 needs schedule=phase"));
+  CHECK_THROWS_WITH(plan_of("layernorm", {{"schedule", "regs"}, {"phase_prefetch", "1"}}),
+                    has_substr("phase_prefetch=1 needs schedule=phase"));
+  CHECK_THROWS_WITH(plan_of("add_rmsnorm_bwd", {{"schedule", "phase"}, {"phase_prefetch", "2"}}),
+                    has_substr("phase_prefetch"));
 }
 
 TEST_CASE("backward phase schedule: bad keys are plan errors that name the key", "[kernels]") {

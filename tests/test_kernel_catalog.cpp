@@ -288,7 +288,20 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::layernorm_fwd<__half, 3, 1024, true>",
                            "ladder::rmsnorm_fwd<__nv_bfloat16, 8, 256, true, true>",
                            "ladder::add_rmsnorm_fwd<__half, 8, true, 512, true, true>",
-                           "ladder::layernorm_fwd<float, 8, 256, true>"}) {
+                           "ladder::layernorm_fwd<float, 8, 256, true>",
+                           // The phase kernels, with and without a row asked of the L2.
+                           "ladder::rmsnorm_fwd_phase<__nv_bfloat16, 3>",
+                           "ladder::rmsnorm_fwd_phase<__half, 4, true>",
+                           "ladder::add_rmsnorm_fwd_phase<__nv_bfloat16, 2, true, true>",
+                           "ladder::add_rmsnorm_fwd_phase<float, 2, false>",
+                           "ladder::layernorm_fwd_phase<float, 2, true>",
+                           "ladder::layernorm_fwd_phase<float, 2>",
+                           "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 2>",
+                           "ladder::rmsnorm_bwd_phase<float, 1, true>",
+                           "ladder::add_rmsnorm_bwd_phase<__half, 1, true>",
+                           "ladder::layernorm_bwd_phase<__nv_bfloat16, 2, true>",
+                           "ladder::layernorm_bwd_phase<__nv_bfloat16, 1, false, true>",
+                           "ladder::layernorm_bwd_phase<__half, 2, true, true>"}) {
     INFO(must);
     CHECK(entries.count(must) == 1);
   }

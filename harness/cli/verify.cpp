@@ -34,8 +34,10 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // phase: rows of one phase a block (16-bit rows off the grid: the small shapes' odd d, odd
 // strides), phase_grid=8 making eight blocks walk every row, in place, one chunk a thread, and
 // rows on the grid; rows too wide for one tile (the small shapes' widest) take the register
-// kernel. phase_prefetch=1|2: the rows ahead asked of the L2, with eight blocks (each walks
-// many rows, so the prefetches run past the last row), with and without the loads ahead.
+// kernel. phase_prefetch: the build that asks the L2 for a row ahead where auto does not take
+// it (1: 16-bit forward; 0: fp32 LayerNorm and the backward), once with eight blocks (each walks
+// many rows, so the rows asked for run past the last), the forward with and without its loads
+// ahead.
 // warp: a row in one warp at up to 12 chunks a thread; rows wider than that, and warp_items=6,
 // stream; odd strides put the rows off the 16-byte grid (OFF_GRID).
 // packed: spans of packed rows as one flat array; span_rows=8 makes many small spans and a short
@@ -73,7 +75,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "phase"}}, {{"schedule", "phase"}, {"strided", "odd"}, {"weight", "gemma"}},
             {{"schedule", "phase"}, {"phase_grid", "8"}, {"inplace", "y_x"}},
             {{"schedule", "phase"}, {"items", "1"}, {"weight", "none"}, {"strided", "1"}},
-            {{"schedule", "phase"}, {"phase_prefetch", "2"}, {"phase_grid", "8"}, {"weight", "gemma"}},
+            {{"schedule", "phase"}, {"phase_prefetch", "1"}, {"phase_grid", "8"}, {"weight", "gemma"}},
             {{"schedule", "phase"}, {"phase_prefetch", "1"}, {"strided", "1"}},
             {{"schedule", "warp"}}, {{"schedule", "warp"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "warp"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
@@ -109,7 +111,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "phase"}}, {{"schedule", "phase"}, {"strided", "odd"}, {"convention", "B"}},
             {{"schedule", "phase"}, {"phase_grid", "8"}, {"inplace", "both"}, {"weight", "gemma"}},
             {{"schedule", "phase"}, {"items", "1"}, {"weight", "none"}, {"inplace", "h_r"}},
-            {{"schedule", "phase"}, {"phase_prefetch", "2"}, {"phase_grid", "8"}, {"inplace", "both"}},
+            {{"schedule", "phase"}, {"phase_prefetch", "1"}, {"phase_grid", "8"}, {"inplace", "both"}},
             {{"schedule", "phase"}, {"phase_prefetch", "1"}, {"items", "3"}, {"strided", "1"}},
             {{"schedule", "warp"}}, {{"schedule", "warp"}, {"inplace", "both"}, {"convention", "B"}},
             {{"schedule", "warp"}, {"strided", "odd"}, {"weight", "gemma"}, {"inplace", "h_r"}},
@@ -139,8 +141,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "phase"}}, {{"schedule", "phase"}, {"strided", "odd"}, {"affine", "gamma"}},
             {{"schedule", "phase"}, {"phase_grid", "8"}, {"inplace", "y_x"}, {"affine", "beta"}},
             {{"schedule", "phase"}, {"items", "1"}, {"affine", "0"}, {"strided", "1"}},
-            {{"schedule", "phase"}, {"phase_prefetch", "2"}, {"phase_grid", "8"}, {"items", "2"}},
-            {{"schedule", "phase"}, {"phase_prefetch", "1"}, {"items", "3"}, {"inplace", "y_x"}},
+            {{"schedule", "phase"}, {"phase_prefetch", "1"}, {"phase_grid", "8"}, {"items", "2"}},
+            {{"schedule", "phase"}, {"phase_prefetch", "0"}, {"items", "3"}, {"inplace", "y_x"}},
             {{"schedule", "warp"}}, {{"schedule", "warp"}, {"inplace", "y_x"}, {"strided", "odd"}},
             {{"schedule", "warp"}, {"affine", "beta"}, {"strided", "odd"}},
             {{"schedule", "warp"}, {"warp_items", "6"}, {"strided", "odd"}, {"affine", "gamma"}},
@@ -176,8 +178,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "phase"}, {"phase_grid", "8"}, {"weight", "none"}},
             {{"schedule", "phase"}, {"phase_items", "1"}, {"strided", "1"}},
             {{"schedule", "phase"}, {"phase_items", "2"}, {"pdl", "0"}},
-            {{"schedule", "phase"}, {"phase_prefetch", "2"}, {"phase_grid", "8"}},
-            {{"schedule", "phase"}, {"phase_prefetch", "1"}, {"strided", "1"}},
+            {{"schedule", "phase"}, {"phase_prefetch", "0"}, {"phase_grid", "8"}},
+            {{"schedule", "phase"}, {"phase_prefetch", "0"}, {"strided", "1"}},
             // bulk: as layernorm_bwd's.
             {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"weight", "gemma"}, {"strided", "1"}},
             {{"schedule", "bulk"}, {"weight", "none"}}, {{"schedule", "bulk"}, {"strided", "odd"}},
@@ -195,8 +197,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "phase"}, {"write_dr", "0"}, {"strided", "odd"}},
             {{"schedule", "phase"}, {"phase_grid", "8"}, {"dh", "1"}, {"strided", "1"}},
             {{"schedule", "phase"}, {"phase_grid", "8"}, {"write_dr", "0"}, {"weight", "gemma"}},
-            {{"schedule", "phase"}, {"phase_prefetch", "2"}, {"phase_grid", "8"}, {"dh", "1"}},
-            {{"schedule", "phase"}, {"phase_prefetch", "1"}, {"strided", "1"}},
+            {{"schedule", "phase"}, {"phase_prefetch", "0"}, {"phase_grid", "8"}, {"dh", "1"}},
+            {{"schedule", "phase"}, {"phase_prefetch", "0"}, {"strided", "1"}},
             // bulk: as layernorm_bwd's, with and without dh and dr.
             {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"dh", "1"}, {"weight", "gemma"}},
             {{"schedule", "bulk"}, {"write_dr", "0"}, {"strided", "1"}},
@@ -217,8 +219,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "phase"}, {"affine", "0"}, {"strided", "odd"}},
             {{"schedule", "phase"}, {"phase_grid", "8"}, {"stats", "recompute"}, {"strided", "1"}},
             {{"schedule", "phase"}, {"phase_items", "1"}, {"column_sums", "separate"}},
-            {{"schedule", "phase"}, {"phase_prefetch", "2"}, {"phase_grid", "8"}, {"stats", "recompute"}},
-            {{"schedule", "phase"}, {"phase_prefetch", "1"}, {"strided", "1"}},
+            {{"schedule", "phase"}, {"phase_prefetch", "0"}, {"phase_grid", "8"}, {"stats", "recompute"}},
+            {{"schedule", "phase"}, {"phase_prefetch", "0"}, {"strided", "1"}},
             // bulk: rows staged whole; odd strides take its element-by-element path, three
             // blocks walk many rows each (the barriers' phases wrap: with one stage every row).
             {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"stats", "recompute"}},

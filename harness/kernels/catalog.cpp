@@ -158,16 +158,18 @@ std::vector<KernelRef> all_specializations() {
               }
           continue;
         }
-        // The backward's schedule=phase: one instantiation per ITEMS it takes (and statistics);
-        // it has no shifted build.
+        // The backward's schedule=phase: one instantiation per ITEMS it takes (and statistics)
+        // and rows prefetched; it has no shifted build.
         if (combo.count("schedule") && combo.at("schedule") == "phase" && combo.count("shift")) {
           if (combo.at("shift") != "0") continue;
-          for (int items = 1; items <= detail::max_phase_items(e.name); ++items) {
-            auto v = combo;
-            v.erase("shift");
-            v["phase_items"] = std::to_string(items);
-            out.push_back({e.name, dt, v});
-          }
+          for (int items = 1; items <= detail::max_phase_items(e.name); ++items)
+            for (const char* prefetch : detail::kPhasePrefetchValues) {
+              auto v = combo;
+              v.erase("shift");
+              v["phase_items"] = std::to_string(items);
+              v["phase_prefetch"] = prefetch;
+              out.push_back({e.name, dt, v});
+            }
           continue;
         }
         // schedule=warp: one instantiation per ITEMS, on the 16-byte grid or off it.
@@ -199,10 +201,19 @@ std::vector<KernelRef> all_specializations() {
           }
           continue;
         }
+        // The forward's schedule=phase: also one instantiation per rows prefetched.
+        const bool phase = combo.count("schedule") && combo.at("schedule") == "phase";
         for (int items : allowed_items(size_of(dt), e.limits))
           for (auto v : with_off_grid(e.name, combo)) {
             v["items"] = std::to_string(items);
-            out.push_back({e.name, dt, v});
+            if (!phase) {
+              out.push_back({e.name, dt, v});
+              continue;
+            }
+            for (const char* prefetch : detail::kPhasePrefetchValues) {
+              v["phase_prefetch"] = prefetch;
+              out.push_back({e.name, dt, v});
+            }
           }
       }
     }

@@ -53,7 +53,7 @@ std::string entry(const std::string& kernel, DType dt, int items, bool shifted,
 std::string phase_entry(const std::string& kernel, DType dt, const BackwardPhasePlan& phase,
                         bool has_recompute = false, bool recompute = false) {
   const std::string recompute_arg =
-      has_recompute && (recompute || phase.prefetch != 0) ? (recompute ? ", true" : ", false") : "";
+      has_recompute && (recompute || phase.prefetch) ? (recompute ? ", true" : ", false") : "";
   return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(phase.items) +
          recompute_arg + phase_prefetch_arg(phase.prefetch) + ">";
 }

@@ -64,7 +64,13 @@ BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, s
   const std::string broken =
       v.get("broken_phase_launch", "none", {"none", "grid_off_vec", "narrow_tile", "short_weight"});
   const bool asked = schedule == "phase";
-  const int prefetch = read_phase_prefetch(v, op, asked);
+  // auto asks the L2 for the block's next row: no registers held for it, and faster wherever auto
+  // takes these kernels (call 188, reports/h200/bench-prefetch-188.txt, bf16, cold, two repeats,
+  // none -> the next row: add_rmsnorm_bwd 8192x1537 64.1-64.3 us -> 60.7-61.1, 8192x2049
+  // 84.7 -> 78.7-78.9, 8192x3073 124.0-124.3 -> 114.4-114.8; layernorm_bwd 8192x3073 82.7-82.9 ->
+  // 78.4, 16384x1025 74.5-74.6 -> 71.7-72.1; rmsnorm_bwd 8192x3073 74.1-74.2 -> 66.0-66.2).
+  // Asking for two rows ahead tied or lost to one, three lost to none (the same file).
+  const bool prefetch = read_phase_prefetch(v, op, asked, true);
   for (const auto& [key, value] : {std::pair<std::string, std::string>{"phase_items", items_key},
                                    {"phase_grid", grid},
                                    {"phase_blocks_per_sm", per_sm_key},

@@ -276,14 +276,16 @@ BulkPlan read_bulk(VariantReader& v, const std::string& op,
 struct PhasePlan {
   bool phase = false;
   std::uint32_t shared_bytes = 0;
-  int prefetch = 0;  // rows ahead the kernel asks the L2 for (phase_prefetch=N; PREFETCH)
+  bool prefetch = false;  // the kernel asks the L2 for a row ahead (phase_prefetch; PREFETCH)
 };
-// phase_prefetch=auto|0|1|2|3 of the forward and backward phase kernels: the rows ahead of the
-// row being loaded that each step asks the L2 for (the kernels' PREFETCH). auto: 0. Asked of
-// another schedule, a plan error.
-int read_phase_prefetch(VariantReader& v, const std::string& op, bool phase_asked);
-// The kernel's template arguments after the others: ", PREFETCH" where it is not 0.
-std::string phase_prefetch_arg(int prefetch);
+// phase_prefetch=auto|0|1 of the forward and backward phase kernels: whether each step asks the
+// L2 for the row after the one it loads (the kernels' PREFETCH); auto: `auto_value`, the
+// caller's measured choice. Asked of another schedule, a plan error.
+bool read_phase_prefetch(VariantReader& v, const std::string& op, bool phase_asked,
+                         bool auto_value);
+inline constexpr const char* kPhasePrefetchValues[] = {"0", "1"};
+// The kernel's last template argument: ", true" with PREFETCH, else nothing (the default).
+std::string phase_prefetch_arg(bool prefetch);
 PhasePlan read_phase(VariantReader& v, const std::string& op,
                      const std::vector<std::string>& schedules, std::size_t elem_size,
                      const Shape& s, int forced_items, int auto_items, int weights,
@@ -301,7 +303,7 @@ struct BackwardPhasePlan {
   bool phase = false;
   int items = 0;
   std::uint32_t shared_bytes = 0;
-  int prefetch = 0;  // as PhasePlan's
+  bool prefetch = false;  // as PhasePlan's
 };
 // The ITEMS the backward phase kernels of `op` are built for: 1 up to this (the catalog's list).
 int max_phase_items(const std::string& op);

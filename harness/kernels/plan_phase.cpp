@@ -52,15 +52,16 @@ int phase_auto(VariantReader& v, const std::string& op, std::size_t elem_size, c
   return items;
 }
 
-int read_phase_prefetch(VariantReader& v, const std::string& op, bool phase_asked) {
-  const std::string key = v.get("phase_prefetch", "auto", {"auto", "0", "1", "2", "3"});
+bool read_phase_prefetch(VariantReader& v, const std::string& op, bool phase_asked,
+                         bool auto_value) {
+  std::vector<std::string> values{"auto"};
+  for (const char* value : kPhasePrefetchValues) values.push_back(value);
+  const std::string key = v.get("phase_prefetch", "auto", values);
   if (key != "auto" && !phase_asked) fail(op, "phase_prefetch=" + key + " needs schedule=phase");
-  return key == "auto" ? 0 : std::stoi(key);
+  return key == "auto" ? auto_value : key == "1";
 }
 
-std::string phase_prefetch_arg(int prefetch) {
-  return prefetch == 0 ? "" : ", " + std::to_string(prefetch);
-}
+std::string phase_prefetch_arg(bool prefetch) { return prefetch ? ", true" : ""; }
 
 PhasePlan read_phase(VariantReader& v, const std::string& op,
                      const std::vector<std::string>& schedules, std::size_t elem_size,
@@ -78,7 +79,14 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
       v.get("broken_phase_launch", "none", {"none", "grid_off_vec", "narrow_tile"});
   if (broken != "none" && schedule != "phase")
     fail(op, "broken_phase_launch=" + broken + " needs schedule=phase");
-  const int prefetch = read_phase_prefetch(v, op, schedule == "phase");
+  // auto asks the L2 for the row after the one loaded in fp32 LayerNorm only: the H200 measured
+  // it faster there and slower in 16 bits, where the rows are already loaded one ahead (call
+  // 188, reports/h200/bench-prefetch-188.txt, cold, two repeats: LayerNorm fp32 16384x2049
+  // 108.4-109.0 us -> 102.2-102.6, and 109.1 with two rows asked for; bf16 16384x2049 rmsnorm
+  // 45.3-45.4 -> 46.3-46.5, add_rmsnorm 91.4-92.1 -> 99.5-99.9, LayerNorm 55.8-56.2 -> 57.1-57.2;
+  // 8192 rows alike).
+  const bool prefetch =
+      read_phase_prefetch(v, op, schedule == "phase", op == "layernorm" && elem_size == 4);
   // Every way out to another kernel: a broken launch asked of it is a plan error.
   auto refuse = [&]() {
     if (broken != "none")
