@@ -24,29 +24,46 @@ KernelLaunch first_of(const std::string& op, DType dt, std::map<std::string, std
 TEST_CASE("backward phase schedule: auto takes 16-bit rows off the grid at the widths measured faster",
           "[kernels]") {
   ladder::register_builtin_oracles();
-  // The table of plan_backward_phase.cpp, one width each side of every step.
+  // The table of plan_backward_phase.cpp, one width each side of every span.
   CHECK(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 2049).entry ==
         "ladder::add_rmsnorm_bwd_phase<__nv_bfloat16, 1, true>");
   CHECK(entry_of({"add_rmsnorm_bwd", DType::F16, {}}, 16384, 1025).entry ==
         "ladder::add_rmsnorm_bwd_phase<__half, 1, true>");
-  CHECK(phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 3321)));
-  CHECK(!phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 3323)));
-  CHECK(!phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 1017)));
+  CHECK(!phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 761)));
+  CHECK(phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 762)));
+  CHECK(phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 3833)));
+  CHECK(!phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 8192, 3834)));
+  struct Span {
+    std::int64_t first, last;
+    int items;
+  };
+  auto check_spans = [](const std::string& op, std::initializer_list<Span> spans) {
+    for (const Span& span : spans) {
+      INFO(op << " " << span.first << ".." << span.last);
+      const std::string items = std::to_string(span.items);
+      for (std::int64_t d : {span.first, span.last}) {
+        const auto L = entry_of({op, DType::BF16, {}}, 8192, d);
+        CHECK(L.entry.find(op + "_phase<__nv_bfloat16, " + items + ", ") != std::string::npos);
+      }
+      CHECK(!phase(entry_of({op, DType::BF16, {}}, 8192, span.first - 1)));
+      CHECK(!phase(entry_of({op, DType::BF16, {}}, 8192, span.last + 1)));
+    }
+  };
+  check_spans("rmsnorm_bwd", {{1530, 1785, 2}, {2554, 2809, 2}, {3066, 3321, 2}, {3578, 3833, 2}});
+  check_spans("layernorm_bwd", {{1018, 1273, 1}, {1530, 1785, 1}, {2554, 2809, 2}, {3066, 3321, 2}, {3578, 3833, 2}});
   CHECK(entry_of({"layernorm_bwd", DType::BF16, {}}, 16384, 1025).entry ==
         "ladder::layernorm_bwd_phase<__nv_bfloat16, 1, false, true>");
-  CHECK(!phase(entry_of({"layernorm_bwd", DType::BF16, {}}, 16384, 1275)));
-  CHECK(!phase(entry_of({"layernorm_bwd", DType::BF16, {}}, 8192, 2049)));
   CHECK(entry_of({"layernorm_bwd", DType::BF16, {}}, 8192, 3073).entry ==
         "ladder::layernorm_bwd_phase<__nv_bfloat16, 2, false, true>");
   CHECK(first_of("layernorm_bwd", DType::BF16, {{"stats", "recompute"}}, 8192, 3073).entry ==
         "ladder::layernorm_bwd_phase<__nv_bfloat16, 2, true, true>");
   CHECK(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 8192, 3073).entry ==
         "ladder::rmsnorm_bwd_phase<__nv_bfloat16, 2, true>");
-  CHECK(!phase(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 8192, 3065)));
-  CHECK(phase(entry_of({"layernorm_bwd", DType::BF16, {}}, 8192, 3321)));
-  CHECK(!phase(entry_of({"layernorm_bwd", DType::BF16, {}}, 8192, 3323)));
+  // The register kernel keeps 2049 and 5125 for rmsnorm_bwd and layernorm_bwd.
+  CHECK(!phase(entry_of({"layernorm_bwd", DType::BF16, {}}, 8192, 2049)));
   CHECK(!phase(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 8192, 2049)));
   CHECK(!phase(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 4096, 5125)));
+  CHECK(!phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 4096, 5125)));
   // Not: fewer than 4096 rows, rows on the grid, fp32, strides on different phases, and where
   // shift, items or another schedule is asked for.
   CHECK(!phase(entry_of({"add_rmsnorm_bwd", DType::BF16, {}}, 4095, 2049)));

@@ -17,25 +17,49 @@ constexpr int kPhaseRegisters = 65536 / kPhaseMaxThreads;
 
 // Where auto takes it, and at which ITEMS: 16-bit rows off the 16-byte grid, at least 4096 of
 // them, whose strides keep every tensor on one phase, at the widths where the H200 measured it
-// faster than the shifted register kernel (calls 184-187, reports/h200/bench-bwd-lean-185.txt,
-// bench-bwd-auto-186.txt, bench-bwd-edge-187.txt; bf16, cold, two repeats). Between 3067 and 3322
-// the register kernel's block is one chunk a thread in 416 threads, one block an SM; the phase
-// kernels win there for all three ops (8192x3073: rmsnorm_bwd 73.8 us against 89.8,
-// layernorm_bwd 82.2 against 104.5, add_rmsnorm_bwd 122.0 against 158.1; 8192x3201: 77.9 against
-// 94.3, 86.8 against 107.4, 143.6 against 165.9) and lose or draw beyond (8192x3329: 76.3 against
-// 68.5, 87.0 against 80.7, 128.1 against 128.9; 8192x3457 and 3577 slower or level).
-// add_rmsnorm_bwd also wins from 1018 (8192x1537 63.8 against 79.9, 8192x2049 84.5 against 89.9,
-// 8192x2561 110.9 against 145.1, 16384x1025 81.6 against 106.4); layernorm_bwd from 1018 to 1273
-// (16384x1025 65.6 against 69.8; 16384x1153 72.1 against 72.6), not at 2049 (63.1 against 60.0)
-// or 5125 (81.5 against 76.5); rmsnorm_bwd nowhere else (16384x1025 61.2 against 60.5, 8192x2049
-// 54.1 against 51.7, 4096x5125 72.8 against 65.2).
+// (with the next row asked of the L2) faster than the shifted register kernel. The register
+// kernel's block changes every 256 columns (a tile at any phase: 762..1017 two chunks a thread in
+// 64 threads, 1018..1273 one in 160, 1274..1529 two in 96, ..., 3578..3833 one in 480), so each
+// span below is one such step, timed inside it (calls 188-190, reports/h200/
+// bench-prefetch-188.txt, bench-prefetch-edges-189.txt, bench-bwd-segments-190.txt; bf16, cold,
+// two repeats, phase against regs, in us):
+// - rmsnorm_bwd, ITEMS 2, where the register kernel takes one chunk a thread in 224 threads or
+//   more: 8192x1537 44.8 against 47.4, 8192x2561 66.4 against 80.0, 8192x2689 67.4 against 83.6,
+//   8192x3073 66.1 against 89.9, 8192x3713 77.0 against 93.5. Not at 16384x1025 (66.0 against
+//   60.8), 8192x1793 (46.2 against 44.2), 8192x2049 (55.0 against 51.6), 8192x2945 (65.5 against
+//   65.1), 8192x3329 (69.0 against 69.1), 8192x3577 (68.8 against 70.6: 2.5%, left out beside
+//   3329's tie) or 4096x5125 (65.6 against 65.2).
+// - layernorm_bwd, ITEMS 1 to 1785 (16384x1025 66.9 against 69.8, 16384x1153 69.5 against 72.7,
+//   8192x1537 49.3 against 54.6), ITEMS 2 beyond (8192x2561 77.9 against 93.4, 8192x2689 79.2
+//   against 97.0, 8192x3073 78.4 against 104.5, 8192x3713 91.9 against 108.9). Not at 16384x1281
+//   (ITEMS 2: 75.5 against 67.8), 8192x1793 (52.9 against 54.4: 2.8%), 8192x2049 (62.0 against 60.3),
+//   8192x2945 (80.5 against 76.6), 8192x3329 or 3577 (82.5 against 80.6, 84.1 against 82.4).
+// - add_rmsnorm_bwd, ITEMS 1 (the most it holds), every step from 762 to 3833: 16384x769 67.8
+//   against 73.4-74.0, 16384x897 71.3 against 78.5, 8192x1537 60.9 against 79.9, 8192x2049 78.8
+//   against 90.2, 8192x3073 114.6 against 158.4, 8192x3329 121.8 against 128.9, 8192x3577 126.6
+//   against 133.8, 8192x3713 137.2 against 165.1. Not beyond (8192x3969 144.5 against 145.6,
+//   8192x4353 214.2 against 217.3, 4096x5125 128.3 against 119.0). Below 762 not timed.
 constexpr std::int64_t kBackwardPhaseAutoMinRows = 4096;
+
+struct PhaseSpan {
+  std::int64_t first, last;  // widths, inclusive
+  int items;
+};
+constexpr PhaseSpan kRmsnormSpans[] = {{1530, 1785, 2}, {2554, 2809, 2}, {3066, 3321, 2}, {3578, 3833, 2}};
+constexpr PhaseSpan kLayernormSpans[] = {
+    {1018, 1273, 1}, {1530, 1785, 1}, {2554, 2809, 2}, {3066, 3321, 2}, {3578, 3833, 2}};
+constexpr PhaseSpan kAddRmsnormSpans[] = {{762, 3833, 1}};
 
 // ITEMS auto takes for 16-bit rows of d, or 0 where it does not take the phase kernels.
 int auto_phase_items(const std::string& op, std::int64_t d) {
-  if (op == "add_rmsnorm_bwd") return d >= 1018 && d <= 3322 ? 1 : 0;
-  if (op == "layernorm_bwd") return d >= 1018 && d <= 1273 ? 1 : d >= 3067 && d <= 3322 ? 2 : 0;
-  return d >= 3067 && d <= 3322 ? 2 : 0;
+  auto find = [d](const auto& spans) {
+    for (const PhaseSpan& s : spans)
+      if (d >= s.first && d <= s.last) return s.items;
+    return 0;
+  };
+  if (op == "add_rmsnorm_bwd") return find(kAddRmsnormSpans);
+  if (op == "layernorm_bwd") return find(kLayernormSpans);
+  return find(kRmsnormSpans);
 }
 
 }  // namespace
