@@ -20,9 +20,9 @@ constexpr int kPhaseRegisters = 65536 / kPhaseMaxThreads;
 // (with the next row asked of the L2) faster than the shifted register kernel. The register
 // kernel's block changes every 256 columns (a tile at any phase: 762..1017 two chunks a thread in
 // 64 threads, 1018..1273 one in 160, 1274..1529 two in 96, ..., 3578..3833 one in 480), so each
-// span below is one such step, timed inside it (calls 188-190, reports/h200/
-// bench-prefetch-188.txt, bench-prefetch-edges-189.txt, bench-bwd-segments-190.txt; bf16, cold,
-// two repeats, phase against regs, in us):
+// span below is one or more such steps, timed inside them (calls 188-191, reports/h200/
+// bench-prefetch-188.txt, bench-prefetch-edges-189.txt, bench-bwd-segments-190.txt,
+// bench-bwd-auto-191.txt; bf16, cold, two repeats, phase against regs, in us):
 // - rmsnorm_bwd, ITEMS 2, where the register kernel takes one chunk a thread in 224 threads or
 //   more: 8192x1537 44.8 against 47.4, 8192x2561 66.4 against 80.0, 8192x2689 67.4 against 83.6,
 //   8192x3073 66.1 against 89.9, 8192x3713 77.0 against 93.5. Not at 16384x1025 (66.0 against
@@ -34,11 +34,14 @@ constexpr int kPhaseRegisters = 65536 / kPhaseMaxThreads;
 //   against 97.0, 8192x3073 78.4 against 104.5, 8192x3713 91.9 against 108.9). Not at 16384x1281
 //   (ITEMS 2: 75.5 against 67.8), 8192x1793 (52.9 against 54.4: 2.8%), 8192x2049 (62.0 against 60.3),
 //   8192x2945 (80.5 against 76.6), 8192x3329 or 3577 (82.5 against 80.6, 84.1 against 82.4).
-// - add_rmsnorm_bwd, ITEMS 1 (the most it holds), every step from 762 to 3833: 16384x769 67.8
-//   against 73.4-74.0, 16384x897 71.3 against 78.5, 8192x1537 60.9 against 79.9, 8192x2049 78.8
-//   against 90.2, 8192x3073 114.6 against 158.4, 8192x3329 121.8 against 128.9, 8192x3577 126.6
-//   against 133.8, 8192x3713 137.2 against 165.1. Not beyond (8192x3969 144.5 against 145.6,
-//   8192x4353 214.2 against 217.3, 4096x5125 128.3 against 119.0). Below 762 not timed.
+// - add_rmsnorm_bwd, ITEMS 1 (the most it holds), every step from 762 to 3833 but one:
+//   16384x769 67.8 against 73.4-74.0, 16384x833 70.4 against 75.3, 16384x897 71.3 against 78.5,
+//   8192x1409 57.9 against 63.2, 8192x1537 60.9 against 79.9, 8192x2049 78.8 against 90.2,
+//   8192x3073 114.6 against 158.4, 8192x3713 137.2 against 165.1. The step 3322..3577 is left
+//   out: faster at its ends (8192x3329 121.8 against 128.9, 8192x3577 126.6 against 133.8) but
+//   slower inside it (8192x3457 134.2 against 132.2, call 191, bench-bwd-auto-191.txt). Not
+//   beyond 3833 (8192x3969 144.5 against 145.6, 8192x4353 214.2 against 217.3, 4096x5125 128.3
+//   against 119.0). Below 762 not timed.
 constexpr std::int64_t kBackwardPhaseAutoMinRows = 4096;
 
 struct PhaseSpan {
@@ -48,7 +51,7 @@ struct PhaseSpan {
 constexpr PhaseSpan kRmsnormSpans[] = {{1530, 1785, 2}, {2554, 2809, 2}, {3066, 3321, 2}, {3578, 3833, 2}};
 constexpr PhaseSpan kLayernormSpans[] = {
     {1018, 1273, 1}, {1530, 1785, 1}, {2554, 2809, 2}, {3066, 3321, 2}, {3578, 3833, 2}};
-constexpr PhaseSpan kAddRmsnormSpans[] = {{762, 3833, 1}};
+constexpr PhaseSpan kAddRmsnormSpans[] = {{762, 3321, 1}, {3578, 3833, 1}};
 
 // ITEMS auto takes for 16-bit rows of d, or 0 where it does not take the phase kernels.
 int auto_phase_items(const std::string& op, std::int64_t d) {
