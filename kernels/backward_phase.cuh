@@ -20,7 +20,10 @@
 // ahead took rmsnorm_bwd 8192x2049 94.7, 74.7 and 64.7 us at two, three and four blocks an SM,
 // 59.7 at five; this build 54.1 (layernorm_bwd 67.9 against 63.1, add_rmsnorm_bwd 93.0 against
 // 83.9), and was faster at every shape timed. Its rows are not loaded ahead: a second copy of the
-// row spills at 64 registers.
+// row spills at 64 registers. PREFETCH instead asks the L2 for the block's next row while it works
+// on the current one, holding no register (call 188, reports/h200/bench-prefetch-188.txt, bf16,
+// cold: rmsnorm_bwd 8192x3073 74.1 -> 66.1 us, layernorm_bwd 82.8 -> 78.4, add_rmsnorm_bwd 8192x2049
+// 84.7 -> 78.8).
 #pragma once
 #include "backward_common.cuh"
 #include "phase_rows.cuh"
@@ -316,7 +319,8 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
 // phase), a grid that is a multiple of VEC (about as many blocks as are resident: each walks many
 // rows), and dynamic shared memory of, with weight gradients, SUMS * ITEMS * TPR * VEC * 4 bytes
 // for their sums (SUMS: 1 for dw, 2 for dgamma and dbeta), then, with a weight, ITEMS * TPR * 16
-// for its slots. A launch with less traps. The weight gradients' partials are [gridDim.x, d]
+// for its slots. A launch with less traps. PREFETCH: the next row asked of the L2 (above), the
+// build auto takes. The weight gradients' partials are [gridDim.x, d]
 // fp32, added by column_sum<T>. Arguments and aliasing as rmsnorm_bwd, add_rmsnorm_bwd and
 // layernorm_bwd (kernels/README.md).
 template <typename T, int ITEMS, bool PREFETCH = false>

@@ -170,6 +170,9 @@ __device__ __forceinline__ void take_ahead(const uint4 (&next)[ITEMS], uint4 (&c
 // Launch: block (TPR, 1, 1) with TPR * ITEMS * VEC >= d + VEC - 1 (one tile at any phase), a
 // grid that is a multiple of VEC (8 in 16-bit, 4 in fp32; about as many blocks as are resident:
 // each walks many rows), and ITEMS * TPR * 16 bytes of dynamic shared memory (the weight).
+// PREFETCH (all three): the row after the one loaded is also asked of the L2
+// (prefetch_phase_row); faster for fp32 LayerNorm, slower in 16 bits (call 188,
+// reports/h200/bench-prefetch-188.txt).
 template <typename T, int ITEMS, bool PREFETCH = false>
 __global__ void __launch_bounds__(1024)
     rmsnorm_fwd_phase(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
