@@ -137,23 +137,12 @@ BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, s
   const std::int64_t values = items * (kChunkBytes / static_cast<std::int64_t>(elem));
   plan.shared_bytes = static_cast<std::uint32_t>(
       weighted ? threads * (sums * values * 4 + items * kChunkBytes) : 0);
-  g.items = items;
-  g.threads_per_row = static_cast<int>(threads);
-  g.rows_per_block = 1;
-  g.streams = false;
-  // About as many blocks as are resident, each walking rows blockIdx.x + k * gridDim.x within
-  // its phase; a multiple of VEC, so every phase has as many blocks; no more than the rows need.
-  const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem);
+  // About as many blocks as are resident, unless phase_blocks_per_sm pins them.
   const std::int64_t per_sm =
       per_sm_key != "auto"
           ? std::stoll(per_sm_key)
           : resident_blocks_per_sm(device, threads, plan.shared_bytes, kPhaseRegisters);
-  const std::int64_t blocks = grid == "8" ? 8
-                                          : std::min(per_sm * device.sm_count / vec * vec,
-                                                     (s.rows + vec - 1) / vec * vec);
-  g.blocks = std::max(vec, blocks);
-  if (broken == "grid_off_vec") g.blocks += 1;
-  if (broken == "narrow_tile") narrow_by_one_warp(op, "broken_phase_launch", g);
+  set_phase_launch(op, elem, s, items, threads, per_sm, device, grid == "8", broken, g);
   if (broken == "short_weight") {
     if (!weighted) fail(op, "broken_phase_launch=short_weight needs a weight");
     plan.shared_bytes -= 16;

@@ -290,6 +290,13 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
                      const std::vector<std::string>& schedules, std::size_t elem_size,
                      const Shape& s, int forced_items, int auto_items, int weights,
                      bool other_schedule, const DeviceLimits& device, RowGeometry& g);
+// The phase kernels' launch, forward and backward (plan_phase.cpp): one tile of `threads` at ITEMS
+// a row, one row a block; `blocks_per_sm` blocks an SM, rounded down to a multiple of VEC (every
+// phase as many blocks), no more than the rows need and at least VEC, or eight with
+// `eight_blocks` (phase_grid=8); then the broken launch asked for (grid_off_vec, narrow_tile).
+void set_phase_launch(const std::string& op, std::size_t elem_size, const Shape& s, int items,
+                      std::int64_t threads, std::int64_t blocks_per_sm, const DeviceLimits& device,
+                      bool eight_blocks, const std::string& broken, RowGeometry& g);
 // schedule=phase of the backward ops (plan_backward_phase.cpp, kernels/backward_phase.cuh): rows
 // of one phase a block, one tile a row at ITEMS (phase_items=N, else items=N, else auto's, else
 // the most the op holds in 64 registers) over the whole warps that cover the row at any phase,

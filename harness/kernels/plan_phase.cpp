@@ -108,25 +108,33 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
   // kernel's static shared memory): LayerNorm fp32 rows of 32765 at ITEMS 8 need 256 KiB.
   const std::int64_t bytes = std::int64_t{std::max(weights, 1)} * items * threads * kChunkBytes;
   if (bytes > device.shared_per_block_optin - kStaticSharedReserve) return refuse();
-  const int vec = kChunkBytes / static_cast<int>(elem_size);
   PhasePlan plan;
   plan.phase = true;
   plan.shared_bytes = static_cast<std::uint32_t>(bytes);
   plan.prefetch = prefetch;
+  // The blocks resident at the launch bound's 64 registers.
+  set_phase_launch(op, elem_size, s, items, threads,
+                   resident_blocks_per_sm(device, threads, plan.shared_bytes, 64), device,
+                   grid == "8", broken, g);
+  return plan;
+}
+
+void set_phase_launch(const std::string& op, std::size_t elem_size, const Shape& s, int items,
+                      std::int64_t threads, std::int64_t blocks_per_sm, const DeviceLimits& device,
+                      bool eight_blocks, const std::string& broken, RowGeometry& g) {
   g.items = items;
   g.threads_per_row = static_cast<int>(threads);
   g.rows_per_block = 1;
   g.streams = false;
-  // About as many blocks as are resident (each walks rows blockIdx.x + k * gridDim.x within its
-  // phase), counted at the launch bound's 64 registers; a multiple of VEC, so every phase has
-  // as many blocks; no more than the rows need.
-  const std::int64_t resident =
-      resident_blocks_per_sm(device, threads, plan.shared_bytes, 64) * device.sm_count;
-  const std::int64_t blocks = grid == "8" ? 8 : std::min(resident / vec * vec, ceil_div(s.rows, vec) * vec);
-  g.blocks = std::max<std::int64_t>(vec, blocks);
+  // Each block walks rows blockIdx.x + k * gridDim.x within its phase; a multiple of VEC, so
+  // every phase has as many blocks; no more than the rows need.
+  const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem_size);
+  const std::int64_t blocks =
+      eight_blocks ? 8
+                   : std::min(blocks_per_sm * device.sm_count / vec * vec, ceil_div(s.rows, vec) * vec);
+  g.blocks = std::max(vec, blocks);
   if (broken == "grid_off_vec") g.blocks += 1;
   if (broken == "narrow_tile") narrow_by_one_warp(op, "broken_phase_launch", g);
-  return plan;
 }
 
 }  // namespace ladder::kernels::detail
