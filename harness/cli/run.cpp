@@ -86,6 +86,7 @@ void add_run(CLI::App& app, int& exit_code) {
     }
     install_interrupt_handler();
     doc.command = command_line();
+    st->common.child_time = st->common.child_time || st->overhead_samples > 0;
     run_and_print(rungs, st->common, doc);
     if (st->overhead_samples > 0 && !doc.interrupted) {
       doc.extra["overhead"] = measure_overhead(st->overhead_samples, doc);
@@ -94,6 +95,10 @@ void add_run(CLI::App& app, int& exit_code) {
                                "(median of {}); compile {:.0f} ms\n",
                                doc.wall_ms, doc.rungs.size(), o.value("bare_process_median_ms", 0.0),
                                o.value("samples", 0), o.value("compile_ms", 0.0));
+      std::string spent;
+      for (const auto& [kind, ms] : doc.extra.value("child_time_ms", nlohmann::json::object()).items())
+        spent += fmt::format("{}{} {:.0f}", spent.empty() ? "" : ", ", kind, ms.get<double>());
+      std::cout << "children's time by kind (ms, summed over children): " << spent << "\n";
       if (!st->common.json_path.empty()) write_file_atomic(st->common.json_path, to_json(doc).dump(1) + "\n");
     }
     exit_code = doc.exit_code(st->common.git_bisect);

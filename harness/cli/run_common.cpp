@@ -39,6 +39,9 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
   o.runner.jobs = static_cast<int>(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 6u));
   cmd.add_option("--json", o.json_path, "write results as JSON to FILE (rewritten after every rung)");
   cmd.add_option("--junit", o.junit_path, "write results as JUnit XML to FILE, for CI servers (rewritten after every rung)");
+  cmd.add_option("--trace", o.trace_path,
+                 "write where each child's time went (start, context, nvrtc, compile, cases, exit) to FILE as "
+                 "Chrome trace events, for chrome://tracing or Perfetto");
   cmd.add_option("--timeout", o.runner.timeout_s, "seconds per child before its process group is ended")
       ->check(CLI::PositiveNumber);
   cmd.add_option("--arch", o.runner.arch, "compile for this arch (default: the device's, or sm_90)");
@@ -119,6 +122,9 @@ void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDo
                  {"bare_allocations", o.runner.bare_allocations}};
   for (auto& p : printers) p->begin(doc);
   isolate::ToolchainFacts facts;
+  isolate::RunnerOptions runner = o.runner;
+  isolate::TraceLog trace;
+  if (!o.trace_path.empty() || o.child_time) runner.trace = &trace;
   const auto t0 = std::chrono::steady_clock::now();
   auto on_done = [&](const RungResult& r) {
     doc.rungs.push_back(r);
@@ -126,7 +132,7 @@ void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDo
     doc.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     for (auto& p : printers) p->rung(doc, r);
   };
-  auto results = isolate::run_rungs(rungs, o.runner, facts, on_done);
+  auto results = isolate::run_rungs(rungs, runner, facts, on_done);
   // Printed in finishing order; stored in ladder order.
   doc.rungs = std::move(results);
   doc.toolchain = facts.facts;
@@ -134,6 +140,11 @@ void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDo
   doc.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   doc.interrupted = isolate::stop_requested();
   doc.finished = !doc.interrupted;
+  if (runner.trace) {
+    doc.extra["child_time_ms"] = trace.totals_ms();
+    // Written after the rungs, interrupted or not: a trace of what ran is kept either way.
+    if (!o.trace_path.empty()) write_file_atomic(o.trace_path, trace.chrome_trace().dump() + "\n");
+  }
   for (auto& p : printers) p->end(doc);
 }
 

@@ -14,6 +14,8 @@ namespace ladder::cli {
 struct CommonOptions {
   isolate::RunnerOptions runner;
   std::string json_path, junit_path;
+  std::string trace_path;       // --trace: Chrome trace events of every child (isolate/trace.h)
+  bool child_time = false;      // sum the children's spans by kind into doc.extra["child_time_ms"]
   bool verbose = false;
   bool git_bisect = false;
 };

@@ -21,6 +21,7 @@
 #include "harness/device/generators.h"
 #include "harness/isolate/launcher.h"
 #include "harness/isolate/plan.h"
+#include "harness/isolate/trace.h"
 #include "harness/ladder/manifest.h"
 #include "harness/toolchain/compile_cache.h"
 #include "harness/toolchain/driver.h"
@@ -38,7 +39,9 @@ double ms_since(Clock::time_point t0) {
 class Channel {
  public:
   explicit Channel(int fd) : fd_(fd) {}
-  void send(const json& j) const {
+  // Every line carries its sending time, for `--trace` (trace.h).
+  void send(json j) const {
+    j["t_us"] = monotonic_us();
     std::string line = j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
     const char* p = line.data();
     std::size_t left = line.size();
@@ -57,6 +60,7 @@ class Channel {
 }  // namespace
 
 int child_main(const ChildOptions& opts) {
+  json stamps = {{"main", monotonic_us()}};
   const Channel out(opts.result_fd);
   std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
   Rung rung;
@@ -74,6 +78,8 @@ int child_main(const ChildOptions& opts) {
   std::optional<toolchain::Context> ctx;
   std::string no_device;
   double context_ms = 0;
+  // The context's span includes loading the driver library.
+  if (!opts.compile_only) stamps["context_begin"] = monotonic_us();
   if (opts.compile_only) {
     no_device = "compile only";
   } else if (!toolchain::driver()) {
@@ -88,19 +94,23 @@ int child_main(const ChildOptions& opts) {
       no_device = std::string("no CUDA device: ") + e.what();
     }
     context_ms = ms_since(t0);
+    stamps["context_end"] = monotonic_us();
   }
   const std::string arch = !opts.arch.empty() ? opts.arch : ctx ? ctx->device().arch() : "sm_90";
   // Plans fit this device's shared memory and SMs; without one, the H200's, as for the arch.
   const kernels::DeviceLimits limits =
       ctx ? kernels::DeviceLimits::from(ctx->device()) : kernels::DeviceLimits::h200();
 
+  stamps["nvrtc_begin"] = monotonic_us();
   const toolchain::Nvrtc nvrtc(opts.nvrtc_path);
   toolchain::CompileCache cache(opts.cache_dir);
   cache.enabled = !opts.no_cache;
+  stamps["nvrtc_end"] = monotonic_us();
   {
     json t = {{"type", "toolchain"}, {"arch", arch}, {"nvrtc_path", nvrtc.library_path()},
               {"nvrtc_version", fmt::format("{}.{}", nvrtc.version().major, nvrtc.version().minor)},
-              {"nvrtc_error", nvrtc.load_error()}, {"context_ms", context_ms}, {"no_device", no_device}};
+              {"nvrtc_error", nvrtc.load_error()}, {"context_ms", context_ms}, {"no_device", no_device},
+              {"stamps", stamps}};
     if (ctx) {
       const auto& d = ctx->device();
       t["gpu"] = d.name;

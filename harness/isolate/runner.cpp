@@ -103,10 +103,11 @@ std::vector<std::string> child_argv(const RunnerOptions& opts, std::size_t first
 }  // namespace
 
 std::string confirm_alone(const Rung& rung, std::size_t index, FailReason failure, const RunnerOptions& opts,
-                          double timeout_s) {
+                          double timeout_s, int track) {
   Rung alone = rung;
   alone.cases = {rung.cases.at(index)};
   const ChildRun run = spawn_and_collect(child_argv(opts, 0), single_rung_manifest(alone), timeout_s);
+  if (opts.trace) opts.trace->add_child(track, run);
   std::optional<FailReason> again;
   bool decided = false;
   for (const auto& m : run.messages)
@@ -156,7 +157,7 @@ ChildFate classify_child_end(const ChildRun& run, double timeout_s) {
   return f;
 }
 
-RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts& facts) {
+RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts& facts, int track) {
   RungResult r;
   r.name = rung.name;
   r.adds = rung.adds;
@@ -168,12 +169,13 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
   std::string rung_unresolved;
   std::size_t next = 0;
   const auto t0 = std::chrono::steady_clock::now();
+  const double t0_us = monotonic_us();
 
   // A case that broke its process after other cases ran in it is run again alone, in a fresh
   // process, to confirm it was at fault (its evidence says what that run showed).
   auto confirm = [&](CaseResult& c, std::size_t child_first) {
     if (c.index == child_first || !c.failure || stop_requested()) return;
-    c.evidence += " [" + confirm_alone(rung, c.index, *c.failure, opts, timeout) + "]";
+    c.evidence += " [" + confirm_alone(rung, c.index, *c.failure, opts, timeout, track) + "]";
     ++r.children;
   };
 
@@ -181,6 +183,7 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
     const std::size_t child_first = next;
     const ChildRun run = spawn_and_collect(child_argv(opts, next), input, timeout);
     ++r.children;
+    if (opts.trace) opts.trace->add_child(track, run);
 
     std::optional<std::size_t> current;
     std::optional<std::size_t> resume;
@@ -242,6 +245,8 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
   if (stop_requested() && rung_unresolved.empty() && r.cases.size() < r.cases_total)
     rung_unresolved = "interrupted";
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (opts.trace)
+    opts.trace->add({rung.name, "rung", track, t0_us, t0_us + 1000 * r.wall_ms, {{"children", r.children}}});
   // A compile failure reports once for the rung: fold its log into the evidence.
   decide(r, rung_unresolved);
   if (r.reason == FailReason::Compile && !r.compile_error.empty()) {
@@ -279,11 +284,11 @@ std::vector<RungResult> run_rungs(const std::vector<Rung>& rungs, const RunnerOp
   const std::vector<std::size_t> order = dispatch_order(rungs, opts.jobs);
   std::atomic<std::size_t> next{0};
   std::mutex mu;
-  auto worker = [&] {
+  auto worker = [&](int track) {
     for (std::size_t k; (k = next++) < rungs.size() && !stop_requested();) {
       const std::size_t i = order[k];
       ToolchainFacts local;
-      RungResult r = run_rung(rungs[i], opts, local);
+      RungResult r = run_rung(rungs[i], opts, local, track);
       std::lock_guard lock(mu);
       if (facts.facts.empty() && !local.facts.empty()) facts = local;
       slots[i] = std::move(r);
@@ -292,8 +297,8 @@ std::vector<RungResult> run_rungs(const std::vector<Rung>& rungs, const RunnerOp
   };
   const int jobs = std::max(1, opts.jobs);
   std::vector<std::thread> threads;
-  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
-  worker();
+  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker, t);
+  worker(0);
   for (auto& t : threads) t.join();
   std::vector<RungResult> out;
   for (auto& s : slots)

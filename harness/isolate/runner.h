@@ -10,6 +10,7 @@
 
 #include "harness/core/result.h"
 #include "harness/isolate/spawn.h"
+#include "harness/isolate/trace.h"
 #include "harness/ladder/manifest.h"
 
 namespace ladder::isolate {
@@ -21,13 +22,15 @@ struct RunnerOptions {
   bool bare_allocations = false;  // no redzones: for compute-sanitizer memcheck (buffers.h)
   int jobs = 1;
   std::string self;  // the binary to start in child mode; empty: this one
+  TraceLog* trace = nullptr;  // when set, every child's spans and each rung's go there
 };
 
 struct ToolchainFacts {
   nlohmann::json facts = nlohmann::json::object();  // from the first child's "toolchain" line
 };
 
-RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts& facts);
+// `track` names the worker in the trace.
+RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts& facts, int track = 0);
 
 // A rung's expected cost, for ordering only: one unit a case plus one a Mi of its shape (the
 // product of the case's dimensions), so an envelope of hundreds of small shapes and a few cases
@@ -51,7 +54,7 @@ std::vector<RungResult> run_rungs(const std::vector<Rung>& rungs, const RunnerOp
 // again: "confirmed alone in a fresh process", or what happened instead. The runner calls it for
 // a case that broke its process (a crash or a sticky CUDA error) after other cases ran there.
 std::string confirm_alone(const Rung& rung, std::size_t index, FailReason failure, const RunnerOptions& opts,
-                          double timeout_s);
+                          double timeout_s, int track = 0);
 
 // How a child that never said "done" ended, for the case it was in: crash, timeout or
 // harness breakage (UNRESOLVED). Exposed for the classification self-test.

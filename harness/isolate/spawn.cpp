@@ -166,7 +166,10 @@ ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::stri
     if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
   }
-  run.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  const auto t1 = Clock::now();
+  run.wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  run.started_us = std::chrono::duration<double, std::micro>(t0.time_since_epoch()).count();
+  run.ended_us = std::chrono::duration<double, std::micro>(t1.time_since_epoch()).count();
   return run;
 }
 

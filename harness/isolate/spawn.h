@@ -18,6 +18,7 @@ struct ChildRun {
   std::string spawn_error;
   std::string log_tail;                  // the last few KB of its stdout and stderr
   double wall_ms = 0;
+  double started_us = 0, ended_us = 0;  // monotonic_us() at the fork and after the reaping
 };
 
 // argv[0] is the program path. `input` is written to its stdin. timeout_s <= 0: no limit.
