@@ -85,6 +85,38 @@ TEST_CASE("several workers start the costliest rungs first; one keeps their orde
   CHECK(dispatch_order(rungs, 6) == std::vector<std::size_t>{1, 3, 2, 0, 4});
   CHECK(dispatch_order(rungs, 1) == std::vector<std::size_t>{0, 1, 2, 3, 4});
   CHECK(dispatch_order({}, 4).empty());
-  rungs[4].expect = FailReason::Timeout;  // its cost is its shapes', as for any rung
-  CHECK(dispatch_order(rungs, 6) == std::vector<std::size_t>{1, 3, 2, 0, 4});
+  // A rung expected to time out starts in the middle: neither beside the costliest nor last.
+  rungs[4].expect = FailReason::Timeout;
+  CHECK(dispatch_order(rungs, 6) == std::vector<std::size_t>{1, 3, 4, 2, 0});
+  rungs[2].expect = FailReason::Timeout;  // several stay in their order
+  CHECK(dispatch_order(rungs, 6) == std::vector<std::size_t>{1, 2, 4, 3, 0});
+  CHECK(dispatch_order(rungs, 1) == std::vector<std::size_t>{0, 1, 2, 3, 4});
+}
+
+TEST_CASE("a rung child's timeout counts from its context; the wait for one is not charged", "[isolation]") {
+  // Ready after 0.8 s, done 0.1 s later: inside a 0.5 s timeout counted from ready.
+  const auto slow = spawn_and_collect({LADDER_BINARY, "__selftest-child", "slow-ready"}, "", rung_child_limits(0.5));
+  CHECK_FALSE(slow.timed_out);
+  CHECK(slow.exit_code == 0);
+  // Counted from the spawn, the same child times out.
+  CHECK(spawn_and_collect({LADDER_BINARY, "__selftest-child", "slow-ready"}, "", 0.5).timed_out);
+  // Ready, then hung: a timeout, with the clock named.
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto hung = spawn_and_collect({LADDER_BINARY, "__selftest-child", "ready-then-hang"}, "", rung_child_limits(0.3));
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 5);
+  CHECK(hung.timed_out);
+  CHECK_FALSE(hung.timed_out_in_setup);
+  const auto fate = classify_child_end(hung, 0.3);
+  CHECK(fate.failure == FailReason::Timeout);
+  CHECK_THAT(fate.evidence, has_substr("of its context"));
+}
+
+TEST_CASE("a child that never gets ready is harness trouble (UNRESOLVED), not a timeout", "[isolation]") {
+  const auto run = spawn_and_collect({LADDER_BINARY, "__selftest-child", "hang"}, "", ChildLimits{0.2, "toolchain", 0.5});
+  CHECK(run.timed_out);
+  CHECK(run.timed_out_in_setup);
+  const auto fate = classify_child_end(run, 0.2);
+  CHECK(fate.unresolved);
+  CHECK_FALSE(fate.failure.has_value());
+  CHECK_THAT(fate.evidence, has_substr("no context within 0.5 s"));
 }

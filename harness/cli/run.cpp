@@ -96,7 +96,8 @@ void add_run(CLI::App& app, int& exit_code) {
                                doc.wall_ms, doc.rungs.size(), o.value("bare_process_median_ms", 0.0),
                                o.value("samples", 0), o.value("compile_ms", 0.0));
       std::string spent;
-      for (const auto& [kind, ms] : doc.extra.value("child_time_ms", nlohmann::json::object()).items())
+      const nlohmann::json child_time = doc.extra.value("child_time_ms", nlohmann::json::object());
+      for (const auto& [kind, ms] : child_time.items())
         spent += fmt::format("{}{} {:.0f}", spent.empty() ? "" : ", ", kind, ms.get<double>());
       std::cout << "children's time by kind (ms, summed over children): " << spent << "\n";
       if (!st->common.json_path.empty()) write_file_atomic(st->common.json_path, to_json(doc).dump(1) + "\n");

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -145,12 +146,14 @@ int child_main(const ChildOptions& opts) {
     out.send(line);
     if (sticky) {
       out.send({{"type", "stopped"}, {"next", i + 1}});
+      if (std::getenv("LADDER_CHILD_QUICK_EXIT")) ::_exit(0);
       return 0;
     }
     // A compile failure is the same for every case; one report is the evidence.
     if (cr.failure == FailReason::Compile || cr.failure == FailReason::Load) break;
   }
   out.send({{"type", "done"}});
+  if (std::getenv("LADDER_CHILD_QUICK_EXIT")) ::_exit(0);  // experiment: no context teardown in the child
   return 0;
 }
 
@@ -169,6 +172,15 @@ int selftest_child_main(const std::string& mode, int result_fd) {
     if (::write(result_fd, junk, sizeof junk - 1) < 0) return 1;
     return 0;
   } else if (mode == "ok") {
+    out.send({{"type", "done"}});
+    return 0;
+  } else if (mode == "ready-then-hang") {
+    out.send({{"type", "toolchain"}});
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  } else if (mode == "slow-ready") {  // a long wait for a context, then quick work
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    out.send({{"type", "toolchain"}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     out.send({{"type", "done"}});
     return 0;
   }

@@ -27,7 +27,8 @@ struct ChildOptions {
 // itself broke, in which case an "unresolved" line has been sent when possible).
 int child_main(const ChildOptions& opts);
 
-// Test children for the classification self-test: "segv", "hang", "exit3", "garbage", "abort".
+// Test children for the classification self-test: "segv", "hang", "exit3", "garbage", "abort",
+// "ok", and for the ready clock (spawn.h's ChildLimits) "ready-then-hang" and "slow-ready".
 int selftest_child_main(const std::string& mode, int result_fd);
 
 }  // namespace ladder::isolate

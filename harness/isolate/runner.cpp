@@ -102,11 +102,15 @@ std::vector<std::string> child_argv(const RunnerOptions& opts, std::size_t first
 
 }  // namespace
 
+ChildLimits rung_child_limits(double timeout_s) {
+  return {timeout_s, "toolchain", std::max(kContextSetupSeconds, timeout_s)};
+}
+
 std::string confirm_alone(const Rung& rung, std::size_t index, FailReason failure, const RunnerOptions& opts,
                           double timeout_s, int track) {
   Rung alone = rung;
   alone.cases = {rung.cases.at(index)};
-  const ChildRun run = spawn_and_collect(child_argv(opts, 0), single_rung_manifest(alone), timeout_s);
+  const ChildRun run = spawn_and_collect(child_argv(opts, 0), single_rung_manifest(alone), rung_child_limits(timeout_s));
   if (opts.trace) opts.trace->add_child(track, run);
   std::optional<FailReason> again;
   bool decided = false;
@@ -137,9 +141,16 @@ ChildFate classify_child_end(const ChildRun& run, double timeout_s) {
   if (run.spawn_failed) {
     f.unresolved = true;
     f.evidence = "could not start the child: " + run.spawn_error;
+  } else if (run.timed_out_in_setup) {
+    // Not the rung's fault: the driver never gave the child a context in time.
+    f.unresolved = true;
+    f.evidence = stop_requested() ? "interrupted"
+                                  : fmt::format("no context within {:g} s of the start; process group ended", run.setup_s);
   } else if (run.timed_out) {
     f.failure = FailReason::Timeout;
-    f.evidence = stop_requested() ? "interrupted" : fmt::format("no result within {:g} s; process group ended", timeout_s);
+    f.evidence = stop_requested() ? "interrupted"
+                 : run.setup_s > 0 ? fmt::format("no result within {:g} s of its context; process group ended", timeout_s)
+                                   : fmt::format("no result within {:g} s; process group ended", timeout_s);
   } else if (run.signal) {
     f.failure = FailReason::Crash;
     f.signal = signal_name(run.signal);
@@ -181,7 +192,7 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
 
   while (next < rung.cases.size() && rung_unresolved.empty() && !stop_requested()) {
     const std::size_t child_first = next;
-    const ChildRun run = spawn_and_collect(child_argv(opts, next), input, timeout);
+    const ChildRun run = spawn_and_collect(child_argv(opts, next), input, rung_child_limits(timeout));
     ++r.children;
     if (opts.trace) opts.trace->add_child(track, run);
 
@@ -274,6 +285,11 @@ std::vector<std::size_t> dispatch_order(const std::vector<Rung>& rungs, int jobs
     for (std::size_t i = 0; i < rungs.size(); ++i) cost[i] = expected_cost(rungs[i]);
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+    // Rungs expected to time out go to the middle, in their order.
+    std::vector<std::size_t> hangs, rest;
+    for (std::size_t i : order) (rungs[i].expect == FailReason::Timeout ? hangs : rest).push_back(i);
+    rest.insert(rest.begin() + static_cast<std::ptrdiff_t>(rest.size() / 2), hangs.begin(), hangs.end());
+    order = std::move(rest);
   }
   return order;
 }

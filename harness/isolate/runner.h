@@ -29,19 +29,29 @@ struct ToolchainFacts {
   nlohmann::json facts = nlohmann::json::object();  // from the first child's "toolchain" line
 };
 
+// A rung's child gets `timeout_s` from the moment it reports its toolchain (its context made), and
+// before that kContextSetupSeconds (or the timeout, if longer) to start: contexts are made one at
+// a time by the driver, so with many workers a child can wait seconds for its own (call 193: up to
+// 4.7 s at six workers, past 10 s at twelve), and that wait is not the rung's to pay for. A child
+// that never gets a context in time is UNRESOLVED, not a timeout.
+constexpr double kContextSetupSeconds = 60;
+ChildLimits rung_child_limits(double timeout_s);
+
 // `track` names the worker in the trace.
 RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts& facts, int track = 0);
 
 // A rung's expected cost, for ordering only: one unit a case plus one a Mi of its shape (the
 // product of the case's dimensions), so an envelope of hundreds of small shapes and a few cases
-// of 4096 x 4096 both count as long. A rung expected to time out is not put first: its kernel
-// spins on the GPU until the timeout and slows every rung that shares the GPU meanwhile (call
-// 108: the envelope rung took 10.0 s beside it, 2.7 s without).
+// of 4096 x 4096 both count as long.
 double expected_cost(const Rung& rung);
 
 // The order in which `jobs` workers start the rungs: in order for one worker; for several, the
 // costliest first (stable), so that a long rung does not start last and leave the other
-// workers idle at the end of the run.
+// workers idle at the end of the run. A rung expected to time out holds its worker for its whole
+// timeout while its kernel spins on the GPU, so it starts in the middle: first, it slows the
+// costliest rungs, which share the GPU with it (call 108: the envelope rung took 10.0 s beside
+// it, 2.7 s without); last, its timeout is the run's tail with one worker busy (call 193: the
+// last 3.1 s of 16.1).
 std::vector<std::size_t> dispatch_order(const std::vector<Rung>& rungs, int jobs);
 
 // Runs rungs on `opts.jobs` workers, started in dispatch_order; `on_done` is called

@@ -74,7 +74,12 @@ std::string signal_name(int sig) {
 }
 
 ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::string& input, double timeout_s) {
+  return spawn_and_collect(argv, input, ChildLimits{timeout_s, "", 0});
+}
+
+ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::string& input, const ChildLimits& limits) {
   ChildRun run;
+  const double timeout_s = limits.timeout_s;
   const auto t0 = Clock::now();
   Fd in_r, in_w, out_r, out_w, log_r, log_w;
   if (!make_pipe(in_r, in_w) || !make_pipe(out_r, out_w) || !make_pipe(log_r, log_w)) {
@@ -119,23 +124,41 @@ ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::stri
 
   std::string pending;
   bool out_open = true, log_open = true;
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  auto after = [](Clock::time_point t, double s) {
+    return t + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  };
+  bool ready = limits.ready_type.empty();  // the child has said it is ready
+  run.setup_s = ready ? 0 : limits.setup_s;
+  auto deadline = after(t0, ready ? timeout_s : limits.setup_s);
   while (out_open || log_open) {
     int wait_ms = 200;
     if (timeout_s > 0) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      if (left <= 0) { run.timed_out = true; break; }
+      if (left <= 0) {
+        run.timed_out = true;
+        run.timed_out_in_setup = !ready;
+        break;
+      }
       wait_ms = static_cast<int>(std::min<long long>(left, 200));
     }
     if (g_stop) { run.timed_out = true; break; }
     pollfd fds[2] = {{out_open ? out_r.get() : -1, POLLIN, 0}, {log_open ? log_r.get() : -1, POLLIN, 0}};
-    const int ready = ::poll(fds, 2, wait_ms);
-    if (ready < 0 && errno != EINTR) break;
+    const int polled = ::poll(fds, 2, wait_ms);
+    if (polled < 0 && errno != EINTR) break;
     char buf[65536];
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       const ssize_t n = ::read(out_r.get(), buf, sizeof buf);
       if (n <= 0) out_open = false;
-      else { pending.append(buf, static_cast<std::size_t>(n)); take_lines(pending, run); }
+      else {
+        const std::size_t seen = run.messages.size();
+        pending.append(buf, static_cast<std::size_t>(n));
+        take_lines(pending, run);
+        for (std::size_t i = seen; i < run.messages.size() && !ready; ++i)
+          if (run.messages[i].value("type", "") == limits.ready_type) {
+            ready = true;
+            deadline = after(Clock::now(), timeout_s);
+          }
+      }
     }
     if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
       const ssize_t n = ::read(log_r.get(), buf, sizeof buf);

@@ -14,6 +14,8 @@ struct ChildRun {
   int exit_code = -1;                    // when it exited
   int signal = 0;                        // when a signal ended it (not ours)
   bool timed_out = false;                // we ended it
+  bool timed_out_in_setup = false;       // ... before it said it was ready (ChildLimits)
+  double setup_s = 0;                    // the setup allowance it had
   bool spawn_failed = false;
   std::string spawn_error;
   std::string log_tail;                  // the last few KB of its stdout and stderr
@@ -21,7 +23,20 @@ struct ChildRun {
   double started_us = 0, ended_us = 0;  // monotonic_us() at the fork and after the reaping
 };
 
-// argv[0] is the program path. `input` is written to its stdin. timeout_s <= 0: no limit.
+// How long a child may run. With `ready_type` set, the clock for `timeout_s` starts when the child
+// sends a line of that type (a rung's child sends "toolchain" once its context exists), so that
+// time spent waiting on the driver while other processes create or tear down contexts is not
+// charged to the rung; until then the child has `setup_s`. With it empty, the clock starts at the
+// spawn. timeout_s <= 0: no limit at all.
+struct ChildLimits {
+  double timeout_s = 0;
+  std::string ready_type;
+  double setup_s = 60;
+};
+
+// argv[0] is the program path. `input` is written to its stdin.
+ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::string& input, const ChildLimits& limits);
+// The timeout counted from the spawn.
 ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::string& input, double timeout_s);
 
 std::string signal_name(int sig);  // "SIGSEGV"
