@@ -108,7 +108,16 @@ TEST_CASE("a rung child's timeout counts from its context; the wait for one is n
   CHECK_FALSE(hung.timed_out_in_setup);
   const auto fate = classify_child_end(hung, 0.3);
   CHECK(fate.failure == FailReason::Timeout);
-  CHECK_THAT(fate.evidence, has_substr("of its context"));
+  CHECK_THAT(fate.evidence, has_substr("of the case's start"));
+}
+
+TEST_CASE("a rung child's timeout is per case: each case's begin starts the clock again", "[isolation]") {
+  // Four cases of 0.3 s each: 1.2 s in all, inside a 0.5 s limit a case, over it for the child.
+  const auto run = spawn_and_collect({LADDER_BINARY, "__selftest-child", "slow-cases"}, "", rung_child_limits(0.5));
+  CHECK_FALSE(run.timed_out);
+  CHECK(run.exit_code == 0);
+  CHECK(spawn_and_collect({LADDER_BINARY, "__selftest-child", "slow-cases"}, "", ChildLimits{0.5, "toolchain", 60, ""})
+            .timed_out);
 }
 
 TEST_CASE("a child that never gets ready is harness trouble (UNRESOLVED), not a timeout", "[isolation]") {

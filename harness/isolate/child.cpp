@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -146,14 +145,12 @@ int child_main(const ChildOptions& opts) {
     out.send(line);
     if (sticky) {
       out.send({{"type", "stopped"}, {"next", i + 1}});
-      if (std::getenv("LADDER_CHILD_QUICK_EXIT")) ::_exit(0);
       return 0;
     }
     // A compile failure is the same for every case; one report is the evidence.
     if (cr.failure == FailReason::Compile || cr.failure == FailReason::Load) break;
   }
   out.send({{"type", "done"}});
-  if (std::getenv("LADDER_CHILD_QUICK_EXIT")) ::_exit(0);  // experiment: no context teardown in the child
   return 0;
 }
 
@@ -177,6 +174,14 @@ int selftest_child_main(const std::string& mode, int result_fd) {
   } else if (mode == "ready-then-hang") {
     out.send({{"type", "toolchain"}});
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  } else if (mode == "slow-cases") {  // ready at once, then four cases of 0.3 s
+    out.send({{"type", "toolchain"}});
+    for (int i = 0; i < 4; ++i) {
+      out.send({{"type", "begin"}, {"index", i}});
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+    out.send({{"type", "done"}});
+    return 0;
   } else if (mode == "slow-ready") {  // a long wait for a context, then quick work
     std::this_thread::sleep_for(std::chrono::milliseconds(800));
     out.send({{"type", "toolchain"}});

@@ -28,7 +28,8 @@ struct ChildOptions {
 int child_main(const ChildOptions& opts);
 
 // Test children for the classification self-test: "segv", "hang", "exit3", "garbage", "abort",
-// "ok", and for the ready clock (spawn.h's ChildLimits) "ready-then-hang" and "slow-ready".
+// "ok", and for the timeout clock (spawn.h's ChildLimits) "ready-then-hang", "slow-ready" and
+// "slow-cases".
 int selftest_child_main(const std::string& mode, int result_fd);
 
 }  // namespace ladder::isolate

@@ -103,7 +103,7 @@ std::vector<std::string> child_argv(const RunnerOptions& opts, std::size_t first
 }  // namespace
 
 ChildLimits rung_child_limits(double timeout_s) {
-  return {timeout_s, "toolchain", std::max(kContextSetupSeconds, timeout_s)};
+  return {timeout_s, "toolchain", std::max(kContextSetupSeconds, timeout_s), "begin"};
 }
 
 std::string confirm_alone(const Rung& rung, std::size_t index, FailReason failure, const RunnerOptions& opts,
@@ -149,7 +149,7 @@ ChildFate classify_child_end(const ChildRun& run, double timeout_s) {
   } else if (run.timed_out) {
     f.failure = FailReason::Timeout;
     f.evidence = stop_requested() ? "interrupted"
-                 : run.setup_s > 0 ? fmt::format("no result within {:g} s of its context; process group ended", timeout_s)
+                 : run.setup_s > 0 ? fmt::format("no result within {:g} s of the case's start; process group ended", timeout_s)
                                    : fmt::format("no result within {:g} s; process group ended", timeout_s);
   } else if (run.signal) {
     f.failure = FailReason::Crash;

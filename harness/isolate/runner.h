@@ -29,11 +29,13 @@ struct ToolchainFacts {
   nlohmann::json facts = nlohmann::json::object();  // from the first child's "toolchain" line
 };
 
-// A rung's child gets `timeout_s` from the moment it reports its toolchain (its context made), and
-// before that kContextSetupSeconds (or the timeout, if longer) to start: contexts are made one at
-// a time by the driver, so with many workers a child can wait seconds for its own (call 193: up to
-// 4.7 s at six workers, past 10 s at twelve), and that wait is not the rung's to pay for. A child
-// that never gets a context in time is UNRESOLVED, not a timeout.
+// A rung's child gets `timeout_s` for each case, counted from the case's "begin" (the first from
+// the moment it reports its toolchain, its context made), and before that kContextSetupSeconds
+// (or the timeout, if longer) to start. Contexts are made one at a time by the driver, so with
+// many workers a child can wait seconds for its own (call 193: up to 4.7 s at six workers, past
+// 10 s at twelve), and GPUs shared by several processes slice their time, so a rung of 768 small
+// cases took over 10 s at eight workers (call 194): neither is the rung's to pay for. A child that
+// never gets a context in time is UNRESOLVED, not a timeout.
 constexpr double kContextSetupSeconds = 60;
 ChildLimits rung_child_limits(double timeout_s);
 

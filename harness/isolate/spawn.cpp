@@ -74,7 +74,7 @@ std::string signal_name(int sig) {
 }
 
 ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::string& input, double timeout_s) {
-  return spawn_and_collect(argv, input, ChildLimits{timeout_s, "", 0});
+  return spawn_and_collect(argv, input, ChildLimits{timeout_s, "", 0, ""});
 }
 
 ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::string& input, const ChildLimits& limits) {
@@ -153,11 +153,13 @@ ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::stri
         const std::size_t seen = run.messages.size();
         pending.append(buf, static_cast<std::size_t>(n));
         take_lines(pending, run);
-        for (std::size_t i = seen; i < run.messages.size() && !ready; ++i)
-          if (run.messages[i].value("type", "") == limits.ready_type) {
+        for (std::size_t i = seen; i < run.messages.size(); ++i) {
+          const std::string type = run.messages[i].value("type", "");
+          if (ready ? type == limits.restart_type : type == limits.ready_type) {
             ready = true;
             deadline = after(Clock::now(), timeout_s);
           }
+        }
       }
     }
     if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {

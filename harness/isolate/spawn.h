@@ -27,11 +27,13 @@ struct ChildRun {
 // sends a line of that type (a rung's child sends "toolchain" once its context exists), so that
 // time spent waiting on the driver while other processes create or tear down contexts is not
 // charged to the rung; until then the child has `setup_s`. With it empty, the clock starts at the
-// spawn. timeout_s <= 0: no limit at all.
+// spawn. Each line of `restart_type` (a rung's "begin" of each case) starts the clock again, so
+// the limit is per case. timeout_s <= 0: no limit at all.
 struct ChildLimits {
   double timeout_s = 0;
   std::string ready_type;
   double setup_s = 60;
+  std::string restart_type;
 };
 
 // argv[0] is the program path. `input` is written to its stdin.
