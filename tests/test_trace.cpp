@@ -2,6 +2,8 @@
 #include "harness/isolate/spawn.h"
 #include "harness/isolate/trace.h"
 
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include "tests/catch.h"
@@ -82,4 +84,23 @@ TEST_CASE("a case the child never finished ends where the child was reaped", "[i
   CHECK(by_kind.at("case").end_us == 9000);
   CHECK(by_kind.count("exit") == 0);
   CHECK(log.totals_ms().at("case") == 5.0);
+}
+
+TEST_CASE("the report's overhead section lists the children's time by kind", "[cli]") {
+  const std::string json = temp_path("overhead-run.json");
+  const std::string md = temp_path("overhead-report.md");
+  // Without a GPU the bare children fail to make contexts; the section is still written.
+  const auto o = run_ladder("run --compile-only --measure-overhead 1 --json " + json + " 'p0*'");
+  INFO(o.output);
+  REQUIRE(o.exit_code == 0);
+  CHECK(o.output.find("children's time by kind") != std::string::npos);
+  const auto r = run_ladder("report --run " + json + " -o " + md);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(md);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("### Isolation overhead") != std::string::npos);
+  CHECK(text.find("Children's time by kind") != std::string::npos);
+  CHECK(text.find(" nvrtc |") != std::string::npos);
+  CHECK(text.find(" case |") != std::string::npos);
 }

@@ -34,6 +34,18 @@ std::string overhead_section(const RunDocument& doc) {
                     o.value("bare_process_median_ms", 0.0), o.value("samples", 0), o.value("bare_context_median_ms", 0.0),
                     o.value("compile_ms", 0.0), o.value("target_ms", 0.0),
                     o.value("within_target", false) ? "met" : "missed", o.value("ratio_to_rungs_x_bare", 0.0));
+  // Where the children's time went (`--trace`'s spans summed by kind), when the run recorded it.
+  const nlohmann::json spent = doc.extra.value("child_time_ms", nlohmann::json::object());
+  if (!spent.empty()) {
+    std::string head, rule, row;
+    for (const auto& [kind, ms] : spent.items()) {
+      head += " " + kind + " |";
+      rule += " --- |";
+      row += fmt::format(" {:.0f} ms |", ms.get<double>());
+    }
+    md += "Children's time by kind, summed over every child (a case's span includes its compile):\n\n|" + head +
+          "\n|" + rule + "\n|" + row + "\n\n";
+  }
   return md;
 }
 
