@@ -103,4 +103,5 @@ TEST_CASE("the report's overhead section lists the children's time by kind", "[c
   CHECK(text.find("Children's time by kind") != std::string::npos);
   CHECK(text.find(" nvrtc |") != std::string::npos);
   CHECK(text.find(" case |") != std::string::npos);
+  CHECK(text.find("Per child, over 1 children: the harness's own start-up") != std::string::npos);
 }

@@ -45,6 +45,17 @@ std::string overhead_section(const RunDocument& doc) {
     }
     md += "Children's time by kind, summed over every child (a case's span includes its compile):\n\n|" + head +
           "\n|" + rule + "\n|" + row + "\n\n";
+    std::size_t children = 0;
+    for (const auto& r : doc.rungs) children += r.children;
+    if (children > 0) {
+      const double n = static_cast<double>(children);
+      md += fmt::format(
+          "Per child, over {} children: the harness's own start-up (fork to `main`, then loading NVRTC) {:.1f} ms; its "
+          "context {:.0f} ms and its teardown {:.0f} ms, the driver's work, waiting on the other children's; a bare "
+          "context child alone: {:.0f} ms.\n\n",
+          children, (spent.value("start", 0.0) + spent.value("nvrtc", 0.0)) / n, spent.value("context", 0.0) / n,
+          spent.value("exit", 0.0) / n, o.value("bare_process_median_ms", 0.0));
+    }
   }
   return md;
 }
