@@ -86,7 +86,7 @@ void add_run(CLI::App& app, int& exit_code) {
     }
     install_interrupt_handler();
     doc.command = command_line();
-    st->common.child_time = st->common.child_time || st->overhead_samples > 0;
+    st->common.child_time = st->overhead_samples > 0;
     run_and_print(rungs, st->common, doc);
     if (st->overhead_samples > 0 && !doc.interrupted) {
       doc.extra["overhead"] = measure_overhead(st->overhead_samples, doc);

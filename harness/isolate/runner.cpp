@@ -180,7 +180,7 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
   std::string rung_unresolved;
   std::size_t next = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  const double t0_us = monotonic_us();
+  const double t0_us = monotonic_us(t0);
 
   // A case that broke its process after other cases ran in it is run again alone, in a fresh
   // process, to confirm it was at fault (its evidence says what that run showed).

@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/isolate/trace.h"
+
 namespace ladder::isolate {
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -193,8 +195,8 @@ ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::stri
   }
   const auto t1 = Clock::now();
   run.wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-  run.started_us = std::chrono::duration<double, std::micro>(t0.time_since_epoch()).count();
-  run.ended_us = std::chrono::duration<double, std::micro>(t1.time_since_epoch()).count();
+  run.started_us = monotonic_us(t0);
+  run.ended_us = monotonic_us(t1);
   return run;
 }
 

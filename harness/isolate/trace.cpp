@@ -9,8 +9,10 @@
 namespace ladder::isolate {
 using nlohmann::json;
 
-double monotonic_us() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+double monotonic_us() { return monotonic_us(std::chrono::steady_clock::now()); }
+
+double monotonic_us(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::micro>(t.time_since_epoch()).count();
 }
 
 void TraceLog::add(TraceSpan span) {

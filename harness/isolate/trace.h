@@ -3,6 +3,7 @@
 // and summed by kind for the overhead benchmark. Parent and children stamp times with
 // steady_clock, which on Linux is CLOCK_MONOTONIC, one clock for every process of the machine.
 #pragma once
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <string>
@@ -14,8 +15,10 @@
 
 namespace ladder::isolate {
 
-// Microseconds on the machine-wide monotonic clock; children put this in their messages ("t_us").
+// Microseconds on the machine-wide monotonic clock, now or at `t`; children put this in their
+// messages ("t_us").
 double monotonic_us();
+double monotonic_us(std::chrono::steady_clock::time_point t);
 
 struct TraceSpan {
   std::string name;  // "start", "context", "nvrtc", "case 3 rows=4 d=300", "exit", or the rung's name
