@@ -11,6 +11,7 @@
 
 #include "harness/checks/oracle_registry.h"
 #include "harness/kernels/catalog.h"
+#include "harness/kernels/plan_builder.h"
 #include "harness/toolchain/driver.h"
 #include "harness/toolchain/nvrtc.h"
 #include "tests/catch.h"
@@ -45,6 +46,17 @@ ladder::toolchain::CompileRequest entry_request(
 // that fills its bound, the staged schedules' two-stage fallbacks).
 const std::vector<std::map<std::string, std::int64_t>> kCompileShapes{{{"rows", 3}, {"d", 1000}},
                                                                      {{"rows", 512}, {"d", 32768}}};
+
+// schedule=flat instantiates one build per d mod VEC: each ref with it is planned at one width
+// of each (rows off the 16-byte grid), the others at kCompileShapes.
+std::vector<std::map<std::string, std::int64_t>> compile_shapes_for(const ladder::KernelRef& ref) {
+  const auto schedule = ref.variant.find("schedule");
+  if (schedule == ref.variant.end() || schedule->second != "flat") return kCompileShapes;
+  std::vector<std::map<std::string, std::int64_t>> out;
+  for (std::int64_t d : ladder::kernels::detail::flat_compile_widths(ladder::size_of(ref.dtype)))
+    out.push_back({{"rows", 64}, {"d", d}});
+  return out;
+}
 
 }  // namespace
 
@@ -238,7 +250,7 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
   const auto specs = ladder::kernels::all_specializations();
   std::set<std::string> entries;
   for (const auto& ref : specs)
-    for (const auto& shape : kCompileShapes)
+    for (const auto& shape : compile_shapes_for(ref))
       for (const auto& L : ladder::kernels::plan(ref, shape, kEps)) entries.insert(L.entry);
   for (const char* must : {"ladder::rmsnorm_fwd<float, 8>", "ladder::rmsnorm_fwd<__nv_bfloat16, 4>",
                            "ladder::add_rmsnorm_fwd<__half, 3, true>",
@@ -301,7 +313,13 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::add_rmsnorm_bwd_phase<__half, 1, true>",
                            "ladder::layernorm_bwd_phase<__nv_bfloat16, 2, true>",
                            "ladder::layernorm_bwd_phase<__nv_bfloat16, 1, false, true>",
-                           "ladder::layernorm_bwd_phase<__half, 2, true, true>"}) {
+                           "ladder::layernorm_bwd_phase<__half, 2, true, true>",
+                           // The flat kernels, one build per d mod VEC.
+                           "ladder::rmsnorm_fwd_flat<__nv_bfloat16, 1>",
+                           "ladder::rmsnorm_fwd_flat<__half, 4>",
+                           "ladder::rmsnorm_fwd_flat<float, 3>",
+                           "ladder::rmsnorm_bwd_flat<__nv_bfloat16, 2>",
+                           "ladder::rmsnorm_bwd_flat<float, 1>"}) {
     INFO(must);
     CHECK(entries.count(must) == 1);
   }
@@ -317,7 +335,7 @@ TEST_CASE("every kernel specialization compiles with NVRTC for sm_90 and sm_80",
   }
   std::set<std::pair<std::string, std::string>> jobs_set;
   for (const auto& ref : ladder::kernels::all_specializations())
-    for (const auto& shape : kCompileShapes)
+    for (const auto& shape : compile_shapes_for(ref))
       for (const auto& L : ladder::kernels::plan(ref, shape, kEps)) jobs_set.insert({L.source, L.entry});
   struct Job { std::string source, entry, arch; };
   std::vector<Job> jobs;

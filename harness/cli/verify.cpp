@@ -31,6 +31,9 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // 32765 or 32768 (add_rmsnorm) fill the bound in one tile, so the weight is staged in shared
 // memory: strided=1 keeps such rows on the grid with a partial last chunk, stage_weight=0 takes
 // the shared memory away (the kernel reads the weight from global memory).
+// flat (rmsnorm, rmsnorm_bwd): packed rows off the grid read as one flat array of segments
+// (extra_shapes_of), in place, Gemma's weight, one block an SM walking many segments; strided rows
+// fall back to the register kernel.
 // phase: rows of one phase a block (16-bit rows off the grid: the small shapes' odd d, odd
 // strides), phase_grid=8 making eight blocks walk every row, in place, one chunk a thread, and
 // rows on the grid; rows too wide for one tile (the small shapes' widest) take the register
@@ -77,6 +80,9 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "phase"}, {"items", "1"}, {"weight", "none"}, {"strided", "1"}},
             {{"schedule", "phase"}, {"phase_prefetch", "1"}, {"phase_grid", "8"}, {"weight", "gemma"}},
             {{"schedule", "phase"}, {"phase_prefetch", "1"}, {"strided", "1"}},
+            {{"schedule", "flat"}}, {{"schedule", "flat"}, {"inplace", "y_x"}, {"weight", "gemma"}},
+            {{"schedule", "flat"}, {"weight", "none"}, {"write_rstd", "0"}, {"flat_blocks_per_sm", "1"}},
+            {{"schedule", "flat"}, {"strided", "1"}},
             {{"schedule", "warp"}}, {{"schedule", "warp"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "warp"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
             {{"schedule", "warp"}, {"warp_items", "6"}, {"strided", "odd"}},
@@ -174,6 +180,8 @@ std::vector<Variant> variants_of(const std::string& op) {
   if (op == "rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"weight", "none"}}, {{"strided", "odd"}}, {{"shift", "0"}},
             {{"shift", "1"}}, {{"pdl", "0"}},
+            {{"schedule", "flat"}}, {{"schedule", "flat"}, {"weight", "gemma"}, {"flat_blocks_per_sm", "1"}},
+            {{"schedule", "flat"}, {"weight", "none"}}, {{"schedule", "flat"}, {"strided", "odd"}},
             {{"schedule", "phase"}}, {{"schedule", "phase"}, {"strided", "odd"}, {"weight", "gemma"}},
             {{"schedule", "phase"}, {"phase_grid", "8"}, {"weight", "none"}},
             {{"schedule", "phase"}, {"phase_items", "1"}, {"strided", "1"}},
@@ -242,7 +250,12 @@ std::vector<Variant> variants_of(const std::string& op) {
 
 // Shapes a variant adds to the small ones: the clusters' bulk path needs rows a whole number of
 // cluster-wide chunks, which the small shapes give only at 32768 and 65536 with two or three rows.
+// schedule=flat: packed rows at each d mod VEC it is built for (2049, 2050, 2052 and 1027 in
+// 16-bit and fp32), with a segment of fewer rows at the end, and 4096 rows where blocks walk many
+// segments on the fast path.
 std::vector<std::pair<std::int64_t, std::int64_t>> extra_shapes_of(const Variant& v) {
+  if (v.count("schedule") && v.at("schedule") == "flat")
+    return {{4096, 2049}, {1001, 2050}, {999, 2052}, {517, 1027}, {300, 1026}, {4095, 3073}};
   if (v.count("bulk_cluster") == 0) return {};
   return {{67, 4096}, {67, 16384}, {67, 32768}};
 }

@@ -34,13 +34,13 @@ const std::vector<OpEntry>& table() {
   static const std::vector<OpEntry> t = [] {
     return std::vector<OpEntry>{
         {"rmsnorm", detail::plan_rmsnorm,
-         {{"schedule", {"regs", "staged", "rows2", "rows4", "wide", "warp", "packed", "decode", "row", "loop", "phase"}}, {"stages", {"2", "3"}}},
+         {{"schedule", {"regs", "staged", "rows2", "rows4", "wide", "warp", "packed", "decode", "row", "loop", "phase", "flat"}}, {"stages", {"2", "3"}}},
          detail::rmsnorm_row_limits()},
         {"add_rmsnorm", detail::plan_add_rmsnorm,
          {{"convention", {"A", "B"}}, {"schedule", {"regs", "staged", "wide", "warp", "packed", "decode", "row", "loop", "phase"}}, {"stages", {"2", "3"}}},
          detail::add_rmsnorm_row_limits()},
         {"layernorm", detail::plan_layernorm, {{"schedule", {"regs", "wide", "warp", "packed", "row", "loop", "bulk", "phase"}}}, detail::layernorm_row_limits()},
-        {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}, {"schedule", {"regs", "bulk", "phase"}}}, detail::backward_row_limits()},
+        {"rmsnorm_bwd", detail::plan_rmsnorm_bwd, {{"shift", {"0", "1"}}, {"schedule", {"regs", "bulk", "phase", "flat"}}}, detail::backward_row_limits()},
         {"add_rmsnorm_bwd", detail::plan_add_rmsnorm_bwd, {{"shift", {"0", "1"}}, {"schedule", {"regs", "bulk", "phase"}}}, detail::backward_row_limits()},
         {"layernorm_bwd", detail::plan_layernorm_bwd, {{"shift", {"0", "1"}}, {"stats", {"saved", "recompute"}}, {"schedule", {"regs", "bulk", "phase"}}},
          detail::backward_row_limits()},
@@ -111,6 +111,18 @@ std::vector<KernelRef> all_specializations() {
         // f32 has nothing to round: convention B is convention A's instantiation.
         if (dt == DType::F32 && combo.count("convention") && combo.at("convention") == "B")
           continue;
+        // schedule=flat: one instantiation per d mod VEC, which the width picks (the catalog's
+        // tests plan it at flat_compile_widths); no ITEMS, stages or shifted build.
+        if (combo.count("schedule") && combo.at("schedule") == "flat") {
+          if ((combo.count("shift") && combo.at("shift") != "0") ||
+              (combo.count("stages") && combo.at("stages") != "2"))
+            continue;
+          auto v = combo;
+          v.erase("shift");
+          v.erase("stages");
+          out.push_back({e.name, dt, v});
+          continue;
+        }
         // schedule=row: one instantiation per ITEMS and block width.
         if (combo.count("schedule") && combo.at("schedule") == "row") {
           for (int items : {4, 8})

@@ -267,6 +267,8 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
                                            device, plan);
   const BackwardPhasePlan phase = read_backward_phase(v, op, elem, s, strides, has_w, 1, forced,
                                                       shift == "auto", bulk.bulk, device, plan.g);
+  const FlatPlan flat =
+      read_flat(v, op, backward_schedules(op), elem, s, strides, true, device, plan.g);
   v.finish();
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
@@ -275,8 +277,10 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   KernelLaunch L;
   L.source = source_path(phase.phase ? "backward_phase.cuh"
                          : bulk.bulk ? "rmsnorm_bwd_bulk.cuh"
+                         : flat.flat ? "flat_rows.cuh"
                                      : "rmsnorm_bwd.cuh");
   L.entry = phase.phase ? phase_entry("rmsnorm_bwd_phase", ref.dtype, phase)
+            : flat.flat ? flat_entry("rmsnorm_bwd_flat", ref.dtype, flat)
             : bulk.bulk ? bulk_entry("rmsnorm_bwd_bulk", ref.dtype, bulk)
                         : entry("rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
@@ -300,8 +304,11 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
             i32(strides["dx"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
-  // dw sums in registers (bulk: its stages; phase: its sums' and the weight's slots)
-  set_geometry(L, g, phase.phase ? phase.shared_bytes : bulk.shared_bytes);
+  // dw sums in registers (bulk: its stages; phase: its sums' and the weight's slots; flat: its
+  // partial row and windows)
+  set_geometry(L, g, phase.phase ? phase.shared_bytes
+                     : flat.flat ? flat.shared_bytes
+                                 : bulk.shared_bytes);
   L.oracle = "kernel.rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   std::vector<KernelLaunch> out{L};

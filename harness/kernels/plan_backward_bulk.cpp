@@ -21,7 +21,7 @@ int bulk_registers(int items, int threads) {
 BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t elem_size,
                             const Shape& s, int tensors, bool weighted, bool misaligned,
                             bool auto_free, const DeviceLimits& device, RowGeometry& g) {
-  const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "bulk", "phase"});
+  const std::string schedule = v.get("schedule", "auto", backward_schedules(op));
   const BulkKeys keys = read_bulk_keys(v, op, schedule == "bulk");
   // bulk_cluster: the blocks of a cluster that split each row's columns (two; four measured
   // slower at every shape, call 179: layernorm_bwd f16 1024x32768 226 us against 91.6).

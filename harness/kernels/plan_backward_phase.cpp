@@ -77,7 +77,7 @@ BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, s
                                       const std::map<std::string, std::int64_t>& strides,
                                       bool weighted, int sums, int forced_items, bool auto_free,
                                       bool bulk, const DeviceLimits& device, RowGeometry& g) {
-  const std::string schedule = v.get("schedule", "auto", {"auto", "regs", "bulk", "phase"});
+  const std::string schedule = v.get("schedule", "auto", backward_schedules(op));
   const std::string items_key = v.get("phase_items", "auto", {"auto", "1", "2"});
   // A small fixed grid, for tests: eight blocks (one a phase of 16-bit rows) walk every row.
   const std::string grid = v.get("phase_grid", "auto", {"auto", "8"});

@@ -306,6 +306,29 @@ void set_phase_launch(const std::string& op, std::size_t elem_size, const Shape&
 // at least 4096 of them, whose strides share one phase, at the widths its table names, where
 // `auto_free` (no shift or broken_launch asked for), no items=N and no bulk plan. Reads
 // "schedule" too (auto|regs|bulk|phase). Rewrites g where taken.
+// schedule=flat (plan_flat.cpp, kernels/flat_rows.cuh; rmsnorm and rmsnorm_bwd): packed rows
+// (every stride d) off the 16-byte grid, d mod VEC = `remainder` among those the kernels are
+// built for, read as one flat array of segments of S rows, each thread's chunks of a segment in
+// registers; one block of 32 * ceil(d / VEC / 32) threads (at most 512) a segment at a time, about
+// as many blocks as are resident. Where it does not apply, g is left alone and the register
+// kernel runs. backward: the rmsnorm_bwd_flat build, with its shared memory (the partial row and
+// the threads' weight and sum windows).
+struct FlatPlan {
+  bool flat = false;
+  int remainder = 0;
+  std::uint32_t shared_bytes = 0;
+};
+FlatPlan read_flat(VariantReader& v, const std::string& op,
+                   const std::vector<std::string>& schedules, std::size_t elem, const Shape& s,
+                   const std::map<std::string, std::int64_t>& strides, bool backward,
+                   const DeviceLimits& device, RowGeometry& g);
+// "ladder::KERNEL<T, R>".
+std::string flat_entry(const std::string& kernel, DType dt, const FlatPlan& plan);
+// One width for each d mod VEC the kernels are built for (the catalog's compile shapes).
+std::vector<std::int64_t> flat_compile_widths(std::size_t elem);
+// The schedules the backward op's readers accept: rmsnorm_bwd also takes flat.
+std::vector<std::string> backward_schedules(const std::string& op);
+
 struct BackwardPhasePlan {
   bool phase = false;
   int items = 0;

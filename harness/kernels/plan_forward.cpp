@@ -182,7 +182,8 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                                      staged.staged || rows_per_thread > 1 || packed.packed || decode ||
                                          block_row || loop.loop,
                                      device, g);
-  if (block_row || loop.loop || phase.phase) wide = 0;
+  const FlatPlan flat = read_flat(v, op, kRmsnormSchedules, elem, s, strides, false, device, g);
+  if (block_row || loop.loop || phase.phase || flat.flat) wide = 0;
   const int row_grid = read_row_grid(v, op, kRmsnormSchedules, block_row, false);
   const bool off_grid = read_off_grid(v, misaligned);
   const bool stage_weight = read_stage_weight(v);
@@ -197,8 +198,10 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                          : block_row   ? "block_row.cuh"
                          : loop.loop   ? "rmsnorm_loop.cuh"
                          : phase.phase ? "phase_rows.cuh"
+                         : flat.flat   ? "flat_rows.cuh"
                                        : "rmsnorm.cuh");
   L.entry = packed.packed         ? packed_entry("rmsnorm_fwd_packed", ref.dtype, packed)
+            : flat.flat           ? flat_entry("rmsnorm_fwd_flat", ref.dtype, flat)
             : phase.phase         ? entry("rmsnorm_fwd_phase", ref.dtype, g.items, phase_prefetch_arg(phase.prefetch))
             : decode              ? "ladder::rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + ">"
             : loop.loop           ? "ladder::rmsnorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +

@@ -14,7 +14,7 @@ constexpr int kPreferredItems = 4;
 }  // namespace
 
 const std::vector<std::string> kStagedSchedules{"auto", "regs", "staged", "wide", "warp", "packed", "decode", "row", "loop", "phase"};
-const std::vector<std::string> kRmsnormSchedules{"auto", "regs", "staged", "rows2", "rows4", "wide", "warp", "packed", "decode", "row", "loop", "phase"};
+const std::vector<std::string> kRmsnormSchedules{"auto", "regs", "staged", "rows2", "rows4", "wide", "warp", "packed", "decode", "row", "loop", "phase", "flat"};
 
 StagedPlan read_staged(VariantReader& v, const std::string& op, std::size_t elem_size,
                        int tensors, const Shape& s, bool misaligned, int forced_items,
