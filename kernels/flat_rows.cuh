@@ -1,5 +1,5 @@
-// RMSNorm forward and backward over contiguous rows off the 16-byte grid, read as one flat array
-// of segments of S rows (schedule=flat; the layout and why: flat_common.cuh). Math, arguments,
+// RMSNorm forward and backward over packed rows off the 16-byte grid, read as one flat array of
+// segments of S rows (schedule=flat; the layout and why: flat_common.cuh). Math, arguments,
 // results and aliasing as rmsnorm.cuh's rmsnorm_fwd and rmsnorm_bwd.cuh's rmsnorm_bwd.
 #pragma once
 #include "flat_common.cuh"
@@ -7,71 +7,71 @@
 namespace ladder {
 namespace norm {
 
-// The launch bound: a thread's chunks of a segment, its weight window and (backward) its
-// weight-gradient sums stay in registers, which a 1024-thread bound (64 registers) would spill.
-constexpr int kFlatMaxThreads = 512;
+// The launch bound: a block is P + 32 threads, P up to 512.
+constexpr int kFlatMaxThreads = 544;
 
-// Sums of element j of chunk k into row k's slot, or row k - 1's where it wraps (the extra chunk,
-// k == S, always wraps). Fast path: no element of the thread wraps.
-template <typename T, int R>
-__device__ __forceinline__ void flat_add(bool generic, float* sums, int t, int k, int j, int d,
-                                         float v) {
-  constexpr int S = FlatShape<T, R>::kRows;
-  if (!generic || k == 0) {
-    sums[k] += v;
-  } else if (k == S) {
-    sums[S - 1] += v;
-  } else {
-    const bool wrapped = FlatPlace<T, R>(t, k, j, d).wrapped;
-    sums[k - 1] += wrapped ? v : 0.f;
-    sums[k] += wrapped ? 0.f : v;
+// The row path of the forward: the segment's rows one at a time, element by element (a segment
+// of fewer than S rows, or tensors off the 16-byte grid).
+template <typename T, int M>
+__device__ __forceinline__ void rms_fwd_flat_rows(T* y, const T* x, const T* w, float* rstd,
+                                                  long long first, int count, int d, float eps,
+                                                  float w_offset, ReduceScratch<M>& scratch,
+                                                  int& parity) {
+  for (int r = 0; r < count; ++r) {
+    const long long row = first + r;
+    const T* xr = x + row * d;
+    T* yr = y + row * d;
+    float sum[1] = {0.f};
+    for (int col = threadIdx.x; col < d; col += blockDim.x) {
+      const float v = Elem<T>::to_float(xr[col]);
+      sum[0] = fmaf(v, v, sum[0]);
+    }
+    row_group_sum<true>(sum, scratch, parity);
+    const float inv = inv_rms_of(sum[0], d, eps, rstd, row, true);
+    for (int col = threadIdx.x; col < d; col += blockDim.x)
+      yr[col] = Elem<T>::from_float(Elem<T>::to_float(xr[col]) * inv * flat_weight(w, w_offset, col, d));
   }
 }
 
-// Whether chunk k of thread t exists (the extra chunk: t < EXTRA only).
-template <typename T, int R>
-__device__ __forceinline__ bool flat_has_chunk(int t, int k) {
-  using F = FlatShape<T, R>;
-  return k < F::kRows || t < F::kExtra;
-}
-
-// A value picked per row: slot k's own row, or k - 1's where element j wraps.
-template <typename T, int R, int N>
-__device__ __forceinline__ float flat_row_value(const float (&v)[N], const FlatPlace<T, R>& p,
-                                                int k) {
-  const float own = v[k < N ? k : N - 1];
-  const float above = v[k > 0 ? k - 1 : 0];
-  return p.wrapped ? above : own;
-}
-
-// The segment's chunks k < S of one tensor, each one 16-byte load on the fast path.
-template <typename T, int R>
-__device__ __forceinline__ void load_flat_chunks(bool generic, const T* seg, int t, int span, long long limit,
-                                                 bool vec, uint4 (&c)[FlatShape<T, R>::kRows]) {
-#pragma unroll
-  for (int k = 0; k < FlatShape<T, R>::kRows; ++k) {
-    const long long f = flat_offset<T, R>(t, k, span);
-    c[k] = generic ? load_flat(seg, f, limit, vec) : *reinterpret_cast<const uint4*>(seg + f);
+// The row path of the backward; each element's dw term goes to part[col], a column only this
+// thread touches until write_partial.
+template <typename T, int M>
+__device__ __forceinline__ void rms_bwd_flat_rows(T* dx, float* part, const T* x, const T* w,
+                                                  const T* dy, long long first, int count, int d,
+                                                  float eps, float w_offset,
+                                                  ReduceScratch<M>& scratch, int& parity) {
+  for (int r = 0; r < count; ++r) {
+    const long long row = first + r;
+    const T* xr = x + row * d;
+    const T* dyr = dy + row * d;
+    T* dxr = dx + row * d;
+    float sums[2] = {0.f, 0.f};
+    for (int col = threadIdx.x; col < d; col += blockDim.x) {
+      const float xv = Elem<T>::to_float(xr[col]);
+      sums[0] = fmaf(xv, xv, sums[0]);
+      sums[1] = fmaf(Elem<T>::to_float(dyr[col]) * flat_weight(w, w_offset, col, d), xv, sums[1]);
+    }
+    row_group_sum<true>(sums, scratch, parity);
+    const float inv = rsqrtf(mean_of(sums[0], d) + eps);
+    const float coef = inv * inv * inv * mean_of(sums[1], d);
+    for (int col = threadIdx.x; col < d; col += blockDim.x) {
+      const float xv = Elem<T>::to_float(xr[col]);
+      const float dyv = Elem<T>::to_float(dyr[col]);
+      part[col] += dyv * xv * inv;
+      dxr[col] = Elem<T>::from_float(inv * (dyv * flat_weight(w, w_offset, col, d)) - xv * coef);
+    }
   }
-}
-
-// The thread's extra chunk (k == S), zero for t >= EXTRA.
-template <typename T, int R>
-__device__ __forceinline__ uint4 load_flat_extra(const T* seg, int t, int span, long long limit,
-                                                 bool vec) {
-  constexpr int S = FlatShape<T, R>::kRows;
-  return flat_has_chunk<T, R>(t, S) ? load_flat(seg, flat_offset<T, R>(t, S, span), limit, vec)
-                                    : make_uint4(0u, 0u, 0u, 0u);
 }
 
 }  // namespace norm
 
 // RMSNorm forward over segments of S packed rows: arguments, results and aliasing as rmsnorm_fwd
 // (y may be x: a block reads its whole segment before the barrier that precedes its stores).
-// Launch: R = d mod VEC (0 < R < VEC), every stride d, block (32 * ceil(span / 32), 1, 1) with
-// span = d / VEC, and any grid (blocks walk segments blockIdx.x, + gridDim.x, ...; best about as
-// many as are resident). A launch that breaks the geometry traps.
-template <typename T, int R>
+// Launch: R = d mod VEC (0 < R < VEC), every stride d, block (P + 32, 1, 1) with P = 32 *
+// ceil(span / 32) and span = d / VEC >= EXTRA, and any grid (blocks walk segments blockIdx.x,
+// + gridDim.x, ...; best about as many as are resident). A launch that breaks the geometry traps.
+// PREFETCH: the block's next segment is asked of the L2 while this one is reduced and stored.
+template <typename T, int R, bool PREFETCH = true>
 __global__ void __launch_bounds__(norm::kFlatMaxThreads)
     rmsnorm_fwd_flat(T* y, const T* x, const T* w, float* rstd, int rows, int d, int x_stride,
                      int y_stride, float eps, float w_offset) {
@@ -79,87 +79,99 @@ __global__ void __launch_bounds__(norm::kFlatMaxThreads)
   using E = norm::Elem<T>;
   constexpr int kVec = F::kVec, S = F::kRows;
   const int strides[2] = {x_stride, y_stride};
-  const int span = norm::flat_span_or_trap<T, R>(d, strides, 2);
+  const norm::FlatRoles<T, R> roles(d, strides, 2);
   __shared__ norm::ReduceScratch<S> scratch;
-  const int t = threadIdx.x;
-  const bool mine = t < span;  // threads past the span only join the reductions
-  float win[F::kWindow], wrap_w[F::kWrap];
-  norm::load_flat_weight<T, R>(w, w_offset, t, span, d, win);
-  norm::load_flat_wrap_weight<T, R>(w, w_offset, t, d, wrap_w);
+  const int t = roles.t;
+  // A main thread's weight window; an edge lane's weights of its VEC elements in win[0..VEC).
+  float win[F::kWindow];
+  if (roles.main) {
+    norm::load_flat_window<T, R>(w, w_offset, t, d, win);
+  } else {
+#pragma unroll
+    for (int m = 0; m < F::kWindow; ++m)
+      win[m] = m < kVec && roles.edge
+                   ? norm::flat_weight(w, w_offset, norm::FlatPlace<T, R>(roles.edge_t, roles.edge_k, m, d).col, d)
+                   : 0.f;
+  }
   const bool vec = norm::flat_aligned(x) && norm::flat_aligned(y);
   const norm::FlatSegments segs(rows, d, S);
   int parity = 0;
   for (long long seg = blockIdx.x; seg < segs.count; seg += gridDim.x) {
+    if (!vec || !segs.whole(seg)) {
+      norm::rms_fwd_flat_rows(y, x, w, rstd, segs.first_row(seg), segs.rows_in(seg), d, eps,
+                              w_offset, scratch, parity);
+      continue;
+    }
     const T* xs = x + segs.begin(seg);
     T* ys = y + segs.begin(seg);
-    const long long limit = segs.limit(seg);
-    // Warp-uniform: warp 0 holds the wrapped elements and the extra chunks.
-    const bool generic = t < 32 || !vec || limit < static_cast<long long>(S) * d;
-    uint4 c[S + 1];  // c[S]: the extra chunk (generic path)
+    const long long edge_at = norm::flat_offset<T, R>(roles.edge_t, roles.edge_k, roles.span);
+    uint4 c[S];
     float sums[S];
 #pragma unroll
     for (int k = 0; k < S; ++k) sums[k] = 0.f;
-    auto sum_squares = [&](bool on_generic) {
-      norm::load_flat_chunks<T, R>(on_generic, xs, t, span, limit, vec,
-                                             reinterpret_cast<uint4(&)[S]>(c));
-      if (on_generic) c[S] = norm::load_flat_extra<T, R>(xs, t, span, limit, vec);
+    if (roles.main) {
 #pragma unroll
-      for (int k = 0; k < (on_generic ? S + 1 : S); ++k) {
+      for (int k = 0; k < S; ++k)
+        c[k] = *reinterpret_cast<const uint4*>(xs + norm::flat_offset<T, R>(t, k, roles.span));
+#pragma unroll
+      for (int k = 0; k < S; ++k) {
         float v[kVec];
         E::unpack(c[k], v);
 #pragma unroll
-        for (int j = 0; j < kVec; ++j) norm::flat_add<T, R>(on_generic, sums, t, k, j, d, v[j] * v[j]);
+        for (int j = 0; j < kVec; ++j) sums[k] = fmaf(v[j], v[j], sums[k]);
       }
-    };
-    if (mine) {
-      if (generic) sum_squares(true);
-      else sum_squares(false);
+    } else if (roles.edge) {
+      c[0] = *reinterpret_cast<const uint4*>(xs + edge_at);
+      float v[kVec];
+      E::unpack(c[0], v);
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        const int row = norm::FlatPlace<T, R>(roles.edge_t, roles.edge_k, j, d).row;
+#pragma unroll
+        for (int m = 0; m < S; ++m) sums[m] += row == m ? v[j] * v[j] : 0.f;
+      }
     }
+    if (PREFETCH && segs.whole(seg + gridDim.x))
+      norm::prefetch_flat_chunks<T, R>(x + segs.begin(seg + gridDim.x), roles);
     norm::row_group_sum<true>(sums, scratch, parity);
     float inv[S];
 #pragma unroll
-    for (int k = 0; k < S; ++k) {
-      inv[k] = 1.f / sqrtf(sums[k] / static_cast<float>(d) + eps);
-      if (t == 0 && rstd != nullptr && segs.first_row(seg) + k < rows) rstd[segs.first_row(seg) + k] = inv[k];
-    }
-    if (!mine) continue;
-    if (!generic) {
+    for (int k = 0; k < S; ++k)
+      inv[k] = norm::inv_rms_of(sums[k], d, eps, rstd, segs.first_row(seg) + k, true);
+    if (roles.main) {
 #pragma unroll
       for (int k = 0; k < S; ++k) {
         float v[kVec];
         E::unpack(c[k], v);
 #pragma unroll
         for (int j = 0; j < kVec; ++j) v[j] = v[j] * inv[k] * win[j - R * k + F::kLow];
-        *reinterpret_cast<uint4*>(ys + norm::flat_offset<T, R>(t, k, span)) = E::pack(v);
+        *reinterpret_cast<uint4*>(ys + norm::flat_offset<T, R>(t, k, roles.span)) = E::pack(v);
       }
-      continue;
-    }
-#pragma unroll
-    for (int k = 0; k <= S; ++k) {
-      if (!norm::flat_has_chunk<T, R>(t, k)) continue;
+    } else if (roles.edge) {
       float v[kVec];
-      E::unpack(c[k], v);
+      E::unpack(c[0], v);
 #pragma unroll
       for (int j = 0; j < kVec; ++j) {
-        const norm::FlatPlace<T, R> p(t, k, j, d);
-        const float wv = p.wrapped ? norm::window_at(wrap_w, j - R * k + F::kWrap)
-                                   : norm::window_at(win, j - R * k + F::kLow);
-        v[j] = v[j] * norm::flat_row_value(inv, p, k) * wv;
+        const int row = norm::FlatPlace<T, R>(roles.edge_t, roles.edge_k, j, d).row;
+        v[j] = v[j] * norm::flat_pick(inv, row) * win[j];
       }
-      norm::store_flat(ys, norm::flat_offset<T, R>(t, k, span), limit, vec, v);
+      *reinterpret_cast<uint4*>(ys + edge_at) = E::pack(v);
     }
   }
 }
 
 // RMSNorm backward over segments of S packed rows: arguments, results and aliasing as
 // rmsnorm_bwd (dx may be dy or x: a block reads its segment before the barrier that precedes
-// its stores). A thread's weight window and weight-gradient sums live in its slots of dynamic
-// shared memory (in registers, beside the two tensors' chunks, they spilled: ptxas, sm_90);
-// the block's sums go out once as its partial row dw_partial[blockIdx.x][0..d) (column_sum.cuh
-// adds the rows in a fixed order). Launch as rmsnorm_fwd_flat, with flat_backward_shared_bytes
-// of dynamic shared memory; a launch with less traps.
-template <typename T, int R>
-__global__ void __launch_bounds__(norm::kFlatMaxThreads)
+// its stores). A main thread's weight window and weight-gradient sums live in its slots of
+// dynamic shared memory (norm::FlatBackwardSlots; in registers beside the two tensors' chunks
+// they spilled: ptxas, sm_90), an edge lane's in registers; the block's sums go out once as its
+// partial row dw_partial[blockIdx.x][0..d) (column_sum.cuh adds the rows in a fixed order).
+// Launch as rmsnorm_fwd_flat, with FlatBackwardSlots::bytes(d, P) of dynamic shared memory; a
+// launch with less traps. MAX_THREADS, MIN_BLOCKS: the launch bound (P + 32 <= MAX_THREADS).
+// RELOAD: dy is read again for the second pass (from L1 or L2) instead of held in registers.
+template <typename T, int R, int MAX_THREADS = norm::kFlatMaxThreads, int MIN_BLOCKS = 1,
+          bool RELOAD = false, bool PREFETCH = true>
+__global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS)
     rmsnorm_bwd_flat(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows,
                      int d, int x_stride, int dy_stride, int dx_stride, float eps,
                      float w_offset) {
@@ -168,53 +180,75 @@ __global__ void __launch_bounds__(norm::kFlatMaxThreads)
   constexpr int kVec = F::kVec, S = F::kRows;
   norm::allow_dependent_launch();
   const int strides[3] = {x_stride, dy_stride, dx_stride};
-  const int span = norm::flat_span_or_trap<T, R>(d, strides, 3);
+  const norm::FlatRoles<T, R> roles(d, strides, 3);
   __shared__ norm::ReduceScratch<2 * S> scratch;
   extern __shared__ float flat_memory[];
-  const norm::FlatBackwardSlots<T, R> slots(flat_memory, d);
-  const int t = threadIdx.x;
-  const bool mine = t < span;
-  slots.begin(w, w_offset, t, span, d);
+  const norm::FlatBackwardSlots<T, R> slots(flat_memory, d, roles.main_threads);
+  slots.begin(w, w_offset, roles, d);
+  const int t = roles.t;
+  // An edge lane's weights and dw sums of its VEC elements, in shared memory: in registers every
+  // thread would hold them.
+  __shared__ float edge_w[F::kEdgeLanes][kVec], edge_sums[F::kEdgeLanes][kVec];
+  const int lane = t - roles.main_threads;
+  if (roles.edge) {
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) {
+      edge_w[lane][j] = norm::flat_weight(w, w_offset, norm::FlatPlace<T, R>(roles.edge_t, roles.edge_k, j, d).col, d);
+      edge_sums[lane][j] = 0.f;
+    }
+  }
   const bool vec = norm::flat_aligned(x) && norm::flat_aligned(dy) && norm::flat_aligned(dx);
   const norm::FlatSegments segs(rows, d, S);
   int parity = 0;
   for (long long seg = blockIdx.x; seg < segs.count; seg += gridDim.x) {
+    if (!vec || !segs.whole(seg)) {
+      norm::rms_bwd_flat_rows(dx, slots.part, x, w, dy, segs.first_row(seg), segs.rows_in(seg), d,
+                              eps, w_offset, scratch, parity);
+      continue;
+    }
     const long long begin = segs.begin(seg);
-    const long long limit = segs.limit(seg);
-    const bool generic = t < 32 || !vec || limit < static_cast<long long>(S) * d;
+    const long long edge_at = begin + norm::flat_offset<T, R>(roles.edge_t, roles.edge_k, roles.span);
     uint4 xc[S], gc[S];
     float sums[2 * S];  // sum(x^2) of row k, then sum(g * x), g = dy * weight
 #pragma unroll
     for (int k = 0; k < 2 * S; ++k) sums[k] = 0.f;
-    // The weight of element j of chunk k: its window slot, or its wrapped one.
-    auto weight_of = [&](bool wrapped, int k, int j) {
-      return wrapped ? slots.wrap_weight(t, j - R * k + F::kWrap)
-                     : slots.weight(j - R * k + F::kLow);
-    };
-    // The extra chunk (k == S, t < EXTRA) is read again in the second pass rather than held:
-    // its registers made the 16-bit build spill.
-    auto extra = [&](const T* base) { return norm::load_flat_extra<T, R>(base + begin, t, span, limit, vec); };
-    auto add_sums = [&](bool on_generic, int k, const uint4& xr, const uint4& gr) {
+    if (roles.main) {
+#pragma unroll
+      for (int k = 0; k < S; ++k) {
+        const long long f = begin + norm::flat_offset<T, R>(t, k, roles.span);
+        xc[k] = *reinterpret_cast<const uint4*>(x + f);
+        gc[k] = *reinterpret_cast<const uint4*>(dy + f);
+      }
+#pragma unroll
+      for (int k = 0; k < S; ++k) {
+        float xv[kVec], gv[kVec];
+        E::unpack(xc[k], xv);
+        E::unpack(gc[k], gv);
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) {
+          sums[k] = fmaf(xv[j], xv[j], sums[k]);
+          sums[S + k] = fmaf(gv[j] * slots.weight(j - R * k + F::kLow), xv[j], sums[S + k]);
+        }
+      }
+    } else if (roles.edge) {
+      xc[0] = *reinterpret_cast<const uint4*>(x + edge_at);
+      gc[0] = *reinterpret_cast<const uint4*>(dy + edge_at);
       float xv[kVec], gv[kVec];
-      E::unpack(xr, xv);
-      E::unpack(gr, gv);
+      E::unpack(xc[0], xv);
+      E::unpack(gc[0], gv);
 #pragma unroll
       for (int j = 0; j < kVec; ++j) {
-        const bool wrapped = on_generic && (k == S || norm::FlatPlace<T, R>(t, k, j, d).wrapped);
-        norm::flat_add<T, R>(on_generic, sums, t, k, j, d, xv[j] * xv[j]);
-        norm::flat_add<T, R>(on_generic, sums + S, t, k, j, d, gv[j] * weight_of(wrapped, k, j) * xv[j]);
-      }
-    };
-    auto reduce_pass = [&](bool on_generic) {
-      norm::load_flat_chunks<T, R>(on_generic, x + begin, t, span, limit, vec, xc);
-      norm::load_flat_chunks<T, R>(on_generic, dy + begin, t, span, limit, vec, gc);
+        const int row = norm::FlatPlace<T, R>(roles.edge_t, roles.edge_k, j, d).row;
 #pragma unroll
-      for (int k = 0; k < S; ++k) add_sums(on_generic, k, xc[k], gc[k]);
-      if (on_generic) add_sums(on_generic, S, extra(x), extra(dy));
-    };
-    if (mine) {
-      if (generic) reduce_pass(true);
-      else reduce_pass(false);
+        for (int m = 0; m < S; ++m) {
+          sums[m] += row == m ? xv[j] * xv[j] : 0.f;
+          sums[S + m] += row == m ? gv[j] * edge_w[lane][j] * xv[j] : 0.f;
+        }
+      }
+    }
+    if (PREFETCH && segs.whole(seg + gridDim.x)) {
+      norm::prefetch_flat_chunks<T, R>(x + segs.begin(seg + gridDim.x), roles);
+      norm::prefetch_flat_chunks<T, R>(dy + segs.begin(seg + gridDim.x), roles);
     }
     norm::row_group_sum<true>(sums, scratch, parity);
     float inv[S], coef[S];
@@ -223,40 +257,35 @@ __global__ void __launch_bounds__(norm::kFlatMaxThreads)
       inv[k] = rsqrtf(norm::mean_of(sums[k], d) + eps);
       coef[k] = inv[k] * inv[k] * inv[k] * norm::mean_of(sums[S + k], d);
     }
-    if (!mine) continue;
-    auto gradient = [&](bool on_generic, int k, const uint4& xr, const uint4& gr) {
+    if (roles.main) {
+#pragma unroll
+      for (int k = 0; k < S; ++k) {
+        const long long f = begin + norm::flat_offset<T, R>(t, k, roles.span);
+        float xv[kVec], gv[kVec];
+        E::unpack(xc[k], xv);
+        E::unpack(RELOAD ? *reinterpret_cast<const uint4*>(dy + f) : gc[k], gv);
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) {
+          slots.add(j - R * k + F::kLow, gv[j] * xv[j] * inv[k]);
+          gv[j] = inv[k] * (gv[j] * slots.weight(j - R * k + F::kLow)) - xv[j] * coef[k];
+        }
+        *reinterpret_cast<uint4*>(dx + f) = E::pack(gv);
+      }
+    } else if (roles.edge) {
       float xv[kVec], gv[kVec];
-      E::unpack(xr, xv);
-      E::unpack(gr, gv);
+      E::unpack(xc[0], xv);
+      E::unpack(gc[0], gv);
 #pragma unroll
       for (int j = 0; j < kVec; ++j) {
-        const norm::FlatPlace<T, R> p(t, k, j, d);
-        const bool wrapped = on_generic && (k == S || p.wrapped);
-        const float inv_row = on_generic ? norm::flat_row_value(inv, p, k) : inv[k];
-        const float coef_row = on_generic ? norm::flat_row_value(coef, p, k) : coef[k];
-        const float contrib = gv[j] * xv[j] * inv_row;
-        if (wrapped) {
-          slots.add_wrap(t, j - R * k + F::kWrap, contrib);
-        } else {
-          slots.add(j - R * k + F::kLow, contrib);
-        }
-        gv[j] = inv_row * gv[j] * weight_of(wrapped, k, j) - xv[j] * coef_row;
+        const int row = norm::FlatPlace<T, R>(roles.edge_t, roles.edge_k, j, d).row;
+        const float inv_row = norm::flat_pick(inv, row);
+        edge_sums[lane][j] += gv[j] * xv[j] * inv_row;
+        gv[j] = inv_row * (gv[j] * edge_w[lane][j]) - xv[j] * norm::flat_pick(coef, row);
       }
-      const long long f = norm::flat_offset<T, R>(t, k, span);
-      if (on_generic) norm::store_flat(dx + begin, f, limit, vec, gv);
-      else *reinterpret_cast<uint4*>(dx + begin + f) = E::pack(gv);
-    };
-    if (generic) {
-#pragma unroll
-      for (int k = 0; k < S; ++k) gradient(true, k, xc[k], gc[k]);
-      // Read after this thread's own stores above, which never touch the extra chunk.
-      if (norm::flat_has_chunk<T, R>(t, S)) gradient(true, S, extra(x), extra(dy));
-    } else {
-#pragma unroll
-      for (int k = 0; k < S; ++k) gradient(false, k, xc[k], gc[k]);
+      *reinterpret_cast<uint4*>(dx + edge_at) = E::pack(gv);
     }
   }
-  if (dw_partial != nullptr) slots.write_partial(dw_partial, t, span, d);
+  if (dw_partial != nullptr) slots.write_partial(dw_partial, roles, d, edge_sums);
 }
 
 }  // namespace ladder

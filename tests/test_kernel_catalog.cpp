@@ -315,11 +315,11 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::layernorm_bwd_phase<__nv_bfloat16, 1, false, true>",
                            "ladder::layernorm_bwd_phase<__half, 2, true, true>",
                            // The flat kernels, one build per d mod VEC.
-                           "ladder::rmsnorm_fwd_flat<__nv_bfloat16, 1>",
-                           "ladder::rmsnorm_fwd_flat<__half, 4>",
-                           "ladder::rmsnorm_fwd_flat<float, 3>",
-                           "ladder::rmsnorm_bwd_flat<__nv_bfloat16, 2>",
-                           "ladder::rmsnorm_bwd_flat<float, 1>"}) {
+                           "ladder::rmsnorm_fwd_flat<__nv_bfloat16, 1, true>",
+                           "ladder::rmsnorm_fwd_flat<__half, 4, true>",
+                           "ladder::rmsnorm_fwd_flat<float, 3, true>",
+                           "ladder::rmsnorm_bwd_flat<__nv_bfloat16, 2, 288, 2, false, true>",
+                           "ladder::rmsnorm_bwd_flat<float, 1, 288, 2, false, true>"}) {
     INFO(must);
     CHECK(entries.count(must) == 1);
   }

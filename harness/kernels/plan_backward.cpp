@@ -280,7 +280,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
                          : flat.flat ? "flat_rows.cuh"
                                      : "rmsnorm_bwd.cuh");
   L.entry = phase.phase ? phase_entry("rmsnorm_bwd_phase", ref.dtype, phase)
-            : flat.flat ? flat_entry("rmsnorm_bwd_flat", ref.dtype, flat)
+            : flat.flat ? flat_entry("rmsnorm_bwd_flat", ref.dtype, flat, true)
             : bulk.bulk ? bulk_entry("rmsnorm_bwd_bulk", ref.dtype, bulk)
                         : entry("rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));

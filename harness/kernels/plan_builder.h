@@ -317,13 +317,17 @@ struct FlatPlan {
   bool flat = false;
   int remainder = 0;
   std::uint32_t shared_bytes = 0;
+  bool prefetch = true;                 // PREFETCH: the next segment asked of the L2
+  std::int64_t bound = 544;             // the backward's MAX_THREADS
+  int min_blocks = 2;                   // the backward's MIN_BLOCKS
+  bool reload = false;                  // the backward's RELOAD
 };
 FlatPlan read_flat(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem, const Shape& s,
                    const std::map<std::string, std::int64_t>& strides, bool backward,
                    const DeviceLimits& device, RowGeometry& g);
-// "ladder::KERNEL<T, R>".
-std::string flat_entry(const std::string& kernel, DType dt, const FlatPlan& plan);
+// "ladder::KERNEL<T, R, ...>" (the backward's with its bound and RELOAD), PREFETCH last.
+std::string flat_entry(const std::string& kernel, DType dt, const FlatPlan& plan, bool backward);
 // One width for each d mod VEC the kernels are built for (the catalog's compile shapes).
 std::vector<std::int64_t> flat_compile_widths(std::size_t elem);
 // The schedules the backward op's readers accept: rmsnorm_bwd also takes flat.

@@ -3,19 +3,21 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <tuple>
 
 #include "harness/kernels/plan_builder.h"
 
 namespace ladder::kernels::detail {
 namespace {
 
-// The kernels' launch bound, and the registers a thread may take under it (ptxas, sm_90: the
-// 16-bit builds use all 128).
-constexpr std::int64_t kFlatMaxThreads = 512;
-constexpr int kFlatRegisters = 128;
+// The forward's launch bound (norm::kFlatMaxThreads) and the registers ptxas gives its 16-bit
+// builds under it (sm_90); the backward's bounds (its MAX_THREADS, MIN_BLOCKS).
+constexpr std::int64_t kFlatMaxThreads = 544;
+constexpr int kForwardRegisters = 96;
+constexpr std::int64_t kBackwardNarrowBound = 288;
 
 // d mod VEC values the kernels are built for: those whose thread window (VEC + R * (S - 1)
-// columns) stays within 16 (the weight window sits in registers).
+// columns) stays within 16.
 bool flat_remainder_built(std::size_t elem, std::int64_t r) {
   if (elem == 4) return r >= 1 && r <= 3;
   return r == 1 || r == 2 || r == 4;
@@ -23,17 +25,20 @@ bool flat_remainder_built(std::size_t elem, std::int64_t r) {
 
 // norm::FlatShape<T, R> on the host.
 struct FlatShapeHost {
-  std::int64_t vec, rows, extra, low, window, wrap;
+  std::int64_t vec, rows, window;
   FlatShapeHost(std::size_t elem, std::int64_t r) {
     vec = kChunkBytes / static_cast<std::int64_t>(elem);
-    const std::int64_t g = std::gcd(r, vec);
-    rows = vec / g;
-    extra = r / g;
-    low = r * (rows - 1);
-    window = vec + low;
-    wrap = r * rows;
+    rows = vec / std::gcd(r, vec);
+    window = vec + r * (rows - 1);
   }
 };
+
+// The registers a thread of a backward build takes (ptxas, sm_90, 16-bit): all it needs (168)
+// unless the bound's minimum blocks cap it.
+int backward_registers(std::int64_t bound, int min_blocks) {
+  const std::int64_t cap = 65536 / (bound * min_blocks) / 8 * 8;
+  return static_cast<int>(std::min<std::int64_t>(168, cap));
+}
 
 }  // namespace
 
@@ -45,10 +50,9 @@ std::vector<std::int64_t> flat_compile_widths(std::size_t elem) {
   return out;
 }
 
-std::uint32_t flat_backward_shared_bytes(std::size_t elem, std::int64_t d, std::int64_t threads) {
+std::uint32_t flat_backward_shared_bytes(std::size_t elem, std::int64_t d, std::int64_t main_threads) {
   const FlatShapeHost f(elem, d % (kChunkBytes / static_cast<std::int64_t>(elem)));
-  return static_cast<std::uint32_t>(
-      4 * ((d + 3) / 4 * 4 + 2 * f.window * threads + 2 * f.extra * f.wrap));
+  return static_cast<std::uint32_t>(4 * ((d + 3) / 4 * 4 + 2 * f.window * main_threads));
 }
 
 FlatPlan read_flat(VariantReader& v, const std::string& op,
@@ -56,30 +60,48 @@ FlatPlan read_flat(VariantReader& v, const std::string& op,
                    const std::map<std::string, std::int64_t>& strides, bool backward,
                    const DeviceLimits& device, RowGeometry& g) {
   const std::string schedule = v.get("schedule", "auto", schedules);
-  // Blocks an SM, for tuning: the resident blocks by default.
+  // For tuning: blocks an SM (the resident blocks by default), the L2 asked for the next segment,
+  // and the backward's launch bound and whether dy is read again in the second pass.
   const std::string per_sm_key = v.get("flat_blocks_per_sm", "auto", {"auto", "1", "2", "3", "4"});
-  if (per_sm_key != "auto" && schedule != "flat")
-    fail(op, "flat_blocks_per_sm=" + per_sm_key + " needs schedule=flat");
-  if (schedule != "flat") return {};
+  const std::string prefetch_key = v.get("flat_prefetch", "1", {"0", "1"});
+  std::string min_blocks_key = "2", reload_key = "0";
+  if (backward) {
+    min_blocks_key = v.get("flat_min_blocks", "2", {"1", "2", "3"});
+    reload_key = v.get("flat_reload", "0", {"0", "1"});
+  }
+  if (schedule != "flat") {
+    for (const auto& [key, value, dflt] :
+         {std::tuple<std::string, std::string, std::string>{"flat_blocks_per_sm", per_sm_key, "auto"},
+          {"flat_prefetch", prefetch_key, "1"},
+          {"flat_min_blocks", min_blocks_key, "2"},
+          {"flat_reload", reload_key, "0"}})
+      if (value != dflt) fail(op, key + "=" + value + " needs schedule=flat");
+    return {};
+  }
   // Where the layout does not apply (rows on the grid, strided rows, a remainder the kernels are
-  // not built for, rows narrower than a warp's chunks or wider than the bound's), the register
-  // kernel runs, as schedule=phase does where it cannot apply.
+  // not built for, rows wider than the bound's 512 main threads), the register kernel runs, as
+  // schedule=phase does where it cannot apply.
   const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem);
   const std::int64_t r = s.d % vec;
   const std::int64_t span = s.d / vec;
   const bool dense = std::all_of(strides.begin(), strides.end(),
                                  [&](const auto& kv) { return kv.second == s.d; });
-  const std::int64_t threads = ceil_div(span, 32) * 32;
-  if (!dense || !flat_remainder_built(elem, r) || span < 32 || threads > kFlatMaxThreads) return {};
+  const std::int64_t main_threads = ceil_div(span, 32) * 32;
+  const std::int64_t threads = main_threads + 32;
+  if (!dense || !flat_remainder_built(elem, r) || span < 8 || threads > kFlatMaxThreads) return {};
   FlatPlan plan;
   plan.flat = true;
   plan.remainder = static_cast<int>(r);
-  plan.shared_bytes = backward ? flat_backward_shared_bytes(elem, s.d, threads) : 0;
+  plan.prefetch = prefetch_key == "1";
+  plan.bound = threads <= kBackwardNarrowBound ? kBackwardNarrowBound : kFlatMaxThreads;
+  plan.min_blocks = std::stoi(min_blocks_key);
+  plan.reload = reload_key == "1";
+  plan.shared_bytes = backward ? flat_backward_shared_bytes(elem, s.d, main_threads) : 0;
   const FlatShapeHost f(elem, r);
+  const int registers = backward ? backward_registers(plan.bound, plan.min_blocks) : kForwardRegisters;
   const std::int64_t per_sm = per_sm_key != "auto"
                                   ? std::stoll(per_sm_key)
-                                  : resident_blocks_per_sm(device, threads, plan.shared_bytes,
-                                                           kFlatRegisters);
+                                  : resident_blocks_per_sm(device, threads, plan.shared_bytes, registers);
   const std::int64_t segments = ceil_div(s.rows, f.rows);
   g.items = 1;
   g.threads_per_row = static_cast<int>(threads);
@@ -95,9 +117,13 @@ std::vector<std::string> backward_schedules(const std::string& op) {
   return out;
 }
 
-std::string flat_entry(const std::string& kernel, DType dt, const FlatPlan& plan) {
-  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " +
-         std::to_string(plan.remainder) + ">";
+std::string flat_entry(const std::string& kernel, DType dt, const FlatPlan& plan, bool backward) {
+  const std::string flag = plan.prefetch ? "true" : "false";
+  std::string args = dtype_template_name(dt) + ", " + std::to_string(plan.remainder);
+  if (backward)
+    args += ", " + std::to_string(plan.bound) + ", " + std::to_string(plan.min_blocks) + ", " +
+            (plan.reload ? "true" : "false");
+  return "ladder::" + kernel + "<" + args + ", " + flag + ">";
 }
 
 }  // namespace ladder::kernels::detail

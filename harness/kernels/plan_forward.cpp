@@ -201,7 +201,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                          : flat.flat   ? "flat_rows.cuh"
                                        : "rmsnorm.cuh");
   L.entry = packed.packed         ? packed_entry("rmsnorm_fwd_packed", ref.dtype, packed)
-            : flat.flat           ? flat_entry("rmsnorm_fwd_flat", ref.dtype, flat)
+            : flat.flat           ? flat_entry("rmsnorm_fwd_flat", ref.dtype, flat, false)
             : phase.phase         ? entry("rmsnorm_fwd_phase", ref.dtype, g.items, phase_prefetch_arg(phase.prefetch))
             : decode              ? "ladder::rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + ">"
             : loop.loop           ? "ladder::rmsnorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +
