@@ -319,7 +319,10 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::rmsnorm_fwd_flat<__half, 4, true>",
                            "ladder::rmsnorm_fwd_flat<float, 3, true>",
                            "ladder::rmsnorm_bwd_flat<__nv_bfloat16, 2, 288, 2, false, true>",
-                           "ladder::rmsnorm_bwd_flat<float, 1, 288, 2, false, true>"}) {
+                           "ladder::rmsnorm_bwd_flat<float, 1, 288, 2, false, true>",
+                           "ladder::rmsnorm_fwd_flat_bulk<__nv_bfloat16, 1>",
+                           "ladder::rmsnorm_bwd_flat_bulk<__half, 4>",
+                           "ladder::rmsnorm_bwd_flat_bulk<float, 3>"}) {
     INFO(must);
     CHECK(entries.count(must) == 1);
   }

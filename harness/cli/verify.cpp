@@ -32,8 +32,9 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // memory: strided=1 keeps such rows on the grid with a partial last chunk, stage_weight=0 takes
 // the shared memory away (the kernel reads the weight from global memory).
 // flat (rmsnorm, rmsnorm_bwd): packed rows off the grid read as one flat array of segments
-// (extra_shapes_of), in place, Gemma's weight, one block an SM walking many segments; strided rows
-// fall back to the register kernel.
+// (extra_shapes_of), through the TMA's stages (two or three) and held in registers (flat_bulk=0),
+// in place, Gemma's weight, one block an SM walking many segments; strided rows fall back to the
+// register kernel.
 // phase: rows of one phase a block (16-bit rows off the grid: the small shapes' odd d, odd
 // strides), phase_grid=8 making eight blocks walk every row, in place, one chunk a thread, and
 // rows on the grid; rows too wide for one tile (the small shapes' widest) take the register
@@ -82,7 +83,8 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "phase"}, {"phase_prefetch", "1"}, {"strided", "1"}},
             {{"schedule", "flat"}}, {{"schedule", "flat"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "flat"}, {"weight", "none"}, {"write_rstd", "0"}, {"flat_blocks_per_sm", "1"}},
-            {{"schedule", "flat"}, {"strided", "1"}},
+            {{"schedule", "flat"}, {"strided", "1"}}, {{"schedule", "flat"}, {"flat_stages", "2"}},
+            {{"schedule", "flat"}, {"flat_bulk", "0"}}, {{"schedule", "flat"}, {"flat_bulk", "0"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "warp"}}, {{"schedule", "warp"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "warp"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
             {{"schedule", "warp"}, {"warp_items", "6"}, {"strided", "odd"}},
@@ -182,6 +184,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"shift", "1"}}, {{"pdl", "0"}},
             {{"schedule", "flat"}}, {{"schedule", "flat"}, {"weight", "gemma"}, {"flat_blocks_per_sm", "1"}},
             {{"schedule", "flat"}, {"weight", "none"}}, {{"schedule", "flat"}, {"strided", "odd"}},
+            {{"schedule", "flat"}, {"flat_bulk", "0"}}, {{"schedule", "flat"}, {"flat_bulk", "0"}, {"weight", "gemma"}},
             {{"schedule", "phase"}}, {{"schedule", "phase"}, {"strided", "odd"}, {"weight", "gemma"}},
             {{"schedule", "phase"}, {"phase_grid", "8"}, {"weight", "none"}},
             {{"schedule", "phase"}, {"phase_items", "1"}, {"strided", "1"}},

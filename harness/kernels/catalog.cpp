@@ -111,16 +111,20 @@ std::vector<KernelRef> all_specializations() {
         // f32 has nothing to round: convention B is convention A's instantiation.
         if (dt == DType::F32 && combo.count("convention") && combo.at("convention") == "B")
           continue;
-        // schedule=flat: one instantiation per d mod VEC, which the width picks (the catalog's
+        // schedule=flat: one instantiation per d mod VEC (the width picks it) and way of reading the
+        // segments (registers, or the TMA's stages) (the catalog's
         // tests plan it at flat_compile_widths); no ITEMS, stages or shifted build.
         if (combo.count("schedule") && combo.at("schedule") == "flat") {
           if ((combo.count("shift") && combo.at("shift") != "0") ||
               (combo.count("stages") && combo.at("stages") != "2"))
             continue;
-          auto v = combo;
-          v.erase("shift");
-          v.erase("stages");
-          out.push_back({e.name, dt, v});
+          for (const char* bulk : {"0", "1"}) {
+            auto v = combo;
+            v.erase("shift");
+            v.erase("stages");
+            v["flat_bulk"] = bulk;
+            out.push_back({e.name, dt, v});
+          }
           continue;
         }
         // schedule=row: one instantiation per ITEMS and block width.

@@ -277,7 +277,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   KernelLaunch L;
   L.source = source_path(phase.phase ? "backward_phase.cuh"
                          : bulk.bulk ? "rmsnorm_bwd_bulk.cuh"
-                         : flat.flat ? "flat_rows.cuh"
+                         : flat.flat ? (flat.bulk ? "flat_bulk.cuh" : "flat_rows.cuh")
                                      : "rmsnorm_bwd.cuh");
   L.entry = phase.phase ? phase_entry("rmsnorm_bwd_phase", ref.dtype, phase)
             : flat.flat ? flat_entry("rmsnorm_bwd_flat", ref.dtype, flat, true)

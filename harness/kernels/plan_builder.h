@@ -321,6 +321,7 @@ struct FlatPlan {
   std::int64_t bound = 544;             // the backward's MAX_THREADS
   int min_blocks = 2;                   // the backward's MIN_BLOCKS
   bool reload = false;                  // the backward's RELOAD
+  bool bulk = false;                    // the _bulk kernels (flat_bulk.cuh), shared_bytes with stages
 };
 FlatPlan read_flat(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem, const Shape& s,

@@ -64,6 +64,10 @@ FlatPlan read_flat(VariantReader& v, const std::string& op,
   // and the backward's launch bound and whether dy is read again in the second pass.
   const std::string per_sm_key = v.get("flat_blocks_per_sm", "auto", {"auto", "1", "2", "3", "4"});
   const std::string prefetch_key = v.get("flat_prefetch", "1", {"0", "1"});
+  // flat_bulk: the segments copied into shared memory by the TMA (sm_90; flat_bulk.cuh), through
+  // flat_stages stages.
+  const std::string bulk_key = v.get("flat_bulk", "auto", {"auto", "0", "1"});
+  const std::string stages_key = v.get("flat_stages", "auto", {"auto", "2", "3", "4"});
   std::string min_blocks_key = "2", reload_key = "0";
   if (backward) {
     min_blocks_key = v.get("flat_min_blocks", "2", {"1", "2", "3"});
@@ -73,6 +77,8 @@ FlatPlan read_flat(VariantReader& v, const std::string& op,
     for (const auto& [key, value, dflt] :
          {std::tuple<std::string, std::string, std::string>{"flat_blocks_per_sm", per_sm_key, "auto"},
           {"flat_prefetch", prefetch_key, "1"},
+          {"flat_bulk", bulk_key, "auto"},
+          {"flat_stages", stages_key, "auto"},
           {"flat_min_blocks", min_blocks_key, "2"},
           {"flat_reload", reload_key, "0"}})
       if (value != dflt) fail(op, key + "=" + value + " needs schedule=flat");
@@ -98,7 +104,26 @@ FlatPlan read_flat(VariantReader& v, const std::string& op,
   plan.reload = reload_key == "1";
   plan.shared_bytes = backward ? flat_backward_shared_bytes(elem, s.d, main_threads) : 0;
   const FlatShapeHost f(elem, r);
-  const int registers = backward ? backward_registers(plan.bound, plan.min_blocks) : kForwardRegisters;
+  int registers = backward ? backward_registers(plan.bound, plan.min_blocks) : kForwardRegisters;
+  if (bulk_key == "1" && device.compute_capability < 90)
+    fail(op, "flat_bulk=1 needs sm_90 or later (the Tensor Memory Accelerator's bulk copies); this "
+             "device is sm_" + std::to_string(device.compute_capability));
+  if (bulk_key == "1" || (bulk_key == "auto" && device.compute_capability >= 90)) {
+    // A stage holds a segment of each tensor the kernel reads; at least two stages, so that the
+    // next segment is in flight while one is worked on, else the register kernel above.
+    const std::int64_t stage = (backward ? 2 : 1) * f.rows * s.d * static_cast<std::int64_t>(elem);
+    const std::int64_t room = device.shared_per_block_optin - kStaticSharedReserve - plan.shared_bytes;
+    const std::int64_t want = stages_key != "auto" ? std::stoll(stages_key) : backward ? 2 : 3;
+    const std::int64_t stages = std::min(want, room / stage);
+    if (stages >= 2) {
+      plan.bulk = true;
+      plan.shared_bytes += static_cast<std::uint32_t>(stages * stage);
+      registers = 64;
+    } else if (bulk_key == "1") {
+      fail(op, "flat_bulk=1: two stages of " + std::to_string(stage) +
+                   " bytes do not fit the block's shared memory");
+    }
+  }
   const std::int64_t per_sm = per_sm_key != "auto"
                                   ? std::stoll(per_sm_key)
                                   : resident_blocks_per_sm(device, threads, plan.shared_bytes, registers);
@@ -118,8 +143,9 @@ std::vector<std::string> backward_schedules(const std::string& op) {
 }
 
 std::string flat_entry(const std::string& kernel, DType dt, const FlatPlan& plan, bool backward) {
-  const std::string flag = plan.prefetch ? "true" : "false";
   std::string args = dtype_template_name(dt) + ", " + std::to_string(plan.remainder);
+  if (plan.bulk) return "ladder::" + kernel + "_bulk<" + args + ">";
+  const std::string flag = plan.prefetch ? "true" : "false";
   if (backward)
     args += ", " + std::to_string(plan.bound) + ", " + std::to_string(plan.min_blocks) + ", " +
             (plan.reload ? "true" : "false");

@@ -198,7 +198,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                          : block_row   ? "block_row.cuh"
                          : loop.loop   ? "rmsnorm_loop.cuh"
                          : phase.phase ? "phase_rows.cuh"
-                         : flat.flat   ? "flat_rows.cuh"
+                         : flat.flat   ? (flat.bulk ? "flat_bulk.cuh" : "flat_rows.cuh")
                                        : "rmsnorm.cuh");
   L.entry = packed.packed         ? packed_entry("rmsnorm_fwd_packed", ref.dtype, packed)
             : flat.flat           ? flat_entry("rmsnorm_fwd_flat", ref.dtype, flat, false)
@@ -232,6 +232,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
   if (packed.packed) L.args.push_back(i32(packed.span_rows));
   set_geometry(L, g, block_row     ? row_shared
                      : phase.phase ? phase.shared_bytes
+                     : flat.flat   ? flat.shared_bytes
                                    : register_family_shared_bytes(packed, staged, g, wide, elem, s.d,
                                                                   weight != "none", stage_weight));
   L.oracle = "kernel.rmsnorm";
