@@ -62,12 +62,13 @@ inline void check_launch(const KernelRef& ref, const Case& c, const KernelLaunch
   const bool staged = L.entry.find("_staged") != std::string::npos;
   const bool packed = L.entry.find("_packed") != std::string::npos;
   // The row-a-block kernels walk rows at any grid (row_grid=resident gives them fewer blocks), as
-  // do the streamed kernels (loop_grid), the bulk-copy kernels and the kernels of rows of one
-  // phase a block (a resident grid).
+  // do the streamed kernels (loop_grid), the bulk-copy kernels, the kernels of rows of one
+  // phase a block and the flat kernels (a resident grid).
   const bool block_row = L.entry.find("_fwd_row<") != std::string::npos ||
                          L.entry.find("_fwd_loop<") != std::string::npos ||
                          L.entry.find("_fwd_bulk<") != std::string::npos ||
-                         L.entry.find("_fwd_phase<") != std::string::npos;
+                         L.entry.find("_fwd_phase<") != std::string::npos ||
+                         L.entry.find("_fwd_flat") != std::string::npos;
   const bool persistent = L.entry.find("_bwd") != std::string::npos || staged || packed || block_row;
   if (staged || packed) {
     CHECK(groups == 1);  // one row group a block: the stages are per thread

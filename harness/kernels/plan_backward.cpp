@@ -263,6 +263,8 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
 
   auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
+  // Where auto takes the flat array (plan_flat.cpp's table), the other schedules step aside.
+  if (shift == "auto" && forced == 0) flat_auto(v, op, elem, s, strides, true, device);
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, has_w, strides, forced, shift, "none",
                                            device, plan);
   const BackwardPhasePlan phase = read_backward_phase(v, op, elem, s, strides, has_w, 1, forced,

@@ -327,6 +327,13 @@ FlatPlan read_flat(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem, const Shape& s,
                    const std::map<std::string, std::int64_t>& strides, bool backward,
                    const DeviceLimits& device, RowGeometry& g);
+// Whether auto takes schedule=flat (its TMA build) for this call, where the H200 measured it
+// faster (plan_flat.cpp's table: 16-bit packed rows, rmsnorm at d = 1025-1281, rmsnorm_bwd at
+// d = 1026-2052 with d mod 8 of 2 or 4, the phase kernels' 1530-1785 left to them), with a variant that names only schedule-neutral keys;
+// where it does, it resolves schedule=auto to "flat" for every reader.
+bool flat_auto(VariantReader& v, const std::string& op, std::size_t elem, const Shape& s,
+               const std::map<std::string, std::int64_t>& strides, bool backward,
+               const DeviceLimits& device);
 // "ladder::KERNEL<T, R, ...>" (the backward's with its bound and RELOAD), PREFETCH last.
 std::string flat_entry(const std::string& kernel, DType dt, const FlatPlan& plan, bool backward);
 // One width for each d mod VEC the kernels are built for (the catalog's compile shapes).

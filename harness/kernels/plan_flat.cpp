@@ -40,7 +40,43 @@ int backward_registers(std::int64_t bound, int min_blocks) {
   return static_cast<int>(std::min<std::int64_t>(168, cap));
 }
 
+// Where auto takes the TMA build: 16-bit packed rows off the grid where the H200 measured it
+// faster than auto's plan before (call 202, reports/h200/bench-flat-widths-202.txt, bf16, cold,
+// two repeats, flat against auto, us):
+// - rmsnorm, d = 1025-1281 (against the warp and phase schedules), from 4096 rows: 16384x1025
+//   29.1-29.5 against 36.1-36.3, 16384x1026 28.8-29.1 against 36.3-36.5, 16384x1028 28.5-28.6
+//   against 36.2-36.4, 16384x1153 35.6-35.7 against 37.6-38.0, 16384x1281 34.6 against 36.4-36.6,
+//   8192x1025 18.1 against 21.3, 4096x1025 12.3 against 15.0 (f16 16384x1025 29.0 against 35.9).
+//   Not at 769 or 897 (25.5-26.0 against 24.4, 27.7 against 25.9-27.0), 1537 (2%), 1794, 2049-2052
+//   (49-53 against 45-46), 3074 (a tie) or 4100 (104 against 83).
+// - rmsnorm_bwd, d mod 8 of 2 or 4 and d = 1026-2052 but for the phase kernels' span 1530-1785
+//   (not timed against them), from 8192 rows: 16384x1026 45.5-46.1
+//   against 59.5-60.4, 16384x1028 52.6 against 60.0, 16384x1794 66.5-66.8 against 69.6-70.1,
+//   16384x2050 76.6-77.3 against 84.5-84.6, 16384x2052 80.1-80.3 against 84.7-84.9, 8192x2050 46.3
+//   against 51.6 (f16 16384x2050 75.7 against 84.3). Not at d mod 8 of 1 (2049: 104 against 85;
+//   1281, 1537 slower; 1025 and 1153 within 3%), 2306 (101-102 against 86.5), 3074 (a tie); 4100
+//   (159 against 196) is a single width, left out.
+constexpr std::int64_t kForwardAutoMinRows = 4096, kForwardAutoMinD = 1025, kForwardAutoMaxD = 1281;
+constexpr std::int64_t kBackwardAutoMinRows = 8192, kBackwardAutoMinD = 1026, kBackwardAutoMaxD = 2052;
+constexpr std::int64_t kBackwardPhaseSpanFirst = 1530, kBackwardPhaseSpanLast = 1785;
+
 }  // namespace
+
+bool flat_auto(VariantReader& v, const std::string& op, std::size_t elem, const Shape& s,
+               const std::map<std::string, std::int64_t>& strides, bool backward,
+               const DeviceLimits& device) {
+  if (elem != 2 || device.compute_capability < 90 || !v.names_only(kScheduleNeutralKeys)) return false;
+  if (!std::all_of(strides.begin(), strides.end(), [&](const auto& kv) { return kv.second == s.d; }))
+    return false;
+  const std::int64_t r = s.d % 8;
+  const bool taken = backward ? s.rows >= kBackwardAutoMinRows && (r == 2 || r == 4) &&
+                                    s.d >= kBackwardAutoMinD && s.d <= kBackwardAutoMaxD &&
+                                    (s.d < kBackwardPhaseSpanFirst || s.d > kBackwardPhaseSpanLast)
+                              : s.rows >= kForwardAutoMinRows && flat_remainder_built(elem, r) &&
+                                    s.d >= kForwardAutoMinD && s.d <= kForwardAutoMaxD;
+  if (taken) v.resolve_auto("schedule", "flat");
+  return taken;
+}
 
 std::vector<std::int64_t> flat_compile_widths(std::size_t elem) {
   const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem);

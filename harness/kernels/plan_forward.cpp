@@ -157,10 +157,11 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
                              strided, s.d);
   if (in_place) strides["y"] = strides["x"];
   const bool misaligned = strides_misaligned(strides, elem);
-  // Where auto takes rows of one phase a block or streams the row, every other schedule steps
-  // aside.
-  const int phase_items = phase_auto(v, op, elem, s, strides);
-  const LoopChoice streamed = loop_auto(v, op, ref.dtype, s, misaligned);
+  // Where auto takes the flat array, rows of one phase a block or streams the row, every other
+  // schedule steps aside.
+  const bool flat_first = flat_auto(v, op, elem, s, strides, false, device);
+  const int phase_items = flat_first ? -1 : phase_auto(v, op, elem, s, strides);
+  const LoopChoice streamed = flat_first ? LoopChoice{} : loop_auto(v, op, ref.dtype, s, misaligned);
   RowGeometry g = choose_row_geometry(elem, s.rows, s.d, misaligned, limits, forced);
   apply_rows_per_block(op, rpb, s.rows, g);
   int wide = read_wide(v, op, kRmsnormSchedules, elem, s, misaligned, limits, forced, rpb, g);
