@@ -101,3 +101,20 @@ TEST_CASE("flat schedule: steps aside where its layout does not apply, and refus
   CHECK_THROWS_WITH(first({"add_rmsnorm_bwd", DType::BF16, {{"schedule", "flat"}}}, 4096, 2049),
                     has_substr("schedule=flat"));
 }
+
+TEST_CASE("flat schedule: the selftest's broken launches break exactly what the kernels guard", "[kernels]") {
+  ladder::register_builtin_oracles();
+  const KernelRef good{"rmsnorm", DType::BF16, {{"schedule", "flat"}}};
+  const KernelRef narrow{"rmsnorm", DType::BF16, {{"schedule", "flat"}, {"broken_flat_launch", "narrow_tile"}}};
+  CHECK(first(narrow, 300, 2049).block[0] + 32 == first(good, 300, 2049).block[0]);
+  CHECK(first(narrow, 300, 2049).shared_bytes == first(good, 300, 2049).shared_bytes);
+  const KernelRef regs{"rmsnorm_bwd", DType::BF16, {{"schedule", "flat"}, {"flat_bulk", "0"}}};
+  KernelRef shorted = regs;
+  shorted.variant["broken_flat_launch"] = "short_shared";
+  CHECK(first(shorted, 300, 2049).shared_bytes + 16 == first(regs, 300, 2049).shared_bytes);
+  CHECK(first(shorted, 300, 2049).block[0] == first(regs, 300, 2049).block[0]);
+  CHECK_THROWS_WITH(first({"rmsnorm_bwd", DType::BF16, {{"schedule", "flat"}, {"broken_flat_launch", "short_shared"}}}, 300, 2049),
+                    has_substr("flat_bulk=0"));
+  CHECK_THROWS_WITH(first({"rmsnorm", DType::BF16, {{"schedule", "flat"}, {"broken_flat_launch", "narrow_tile"}}}, 300, 2048),
+                    has_substr("needs a shape schedule=flat takes"));
+}

@@ -104,6 +104,11 @@ FlatPlan read_flat(VariantReader& v, const std::string& op,
   // flat_stages stages.
   const std::string bulk_key = v.get("flat_bulk", "auto", {"auto", "0", "1"});
   const std::string stages_key = v.get("flat_stages", "auto", {"auto", "2", "3", "4"});
+  // A launch the kernels must refuse, for probes/selftest.json: a block one warp narrower than its
+  // main threads and edge warp (narrow_tile), or (the register backward) 16 bytes less shared
+  // memory than its partial row and windows (short_shared). Each traps where a silent launch
+  // would leave chunks unwritten or run its sums past the block's memory.
+  const std::string broken = v.get("broken_flat_launch", "none", {"none", "narrow_tile", "short_shared"});
   std::string min_blocks_key = "2", reload_key = "0";
   if (backward) {
     min_blocks_key = v.get("flat_min_blocks", "2", {"1", "2", "3"});
@@ -116,7 +121,8 @@ FlatPlan read_flat(VariantReader& v, const std::string& op,
           {"flat_bulk", bulk_key, "auto"},
           {"flat_stages", stages_key, "auto"},
           {"flat_min_blocks", min_blocks_key, "2"},
-          {"flat_reload", reload_key, "0"}})
+          {"flat_reload", reload_key, "0"},
+          {"broken_flat_launch", broken, "none"}})
       if (value != dflt) fail(op, key + "=" + value + " needs schedule=flat");
     return {};
   }
@@ -130,7 +136,10 @@ FlatPlan read_flat(VariantReader& v, const std::string& op,
                                  [&](const auto& kv) { return kv.second == s.d; });
   const std::int64_t main_threads = ceil_div(span, 32) * 32;
   const std::int64_t threads = main_threads + 32;
-  if (!dense || !flat_remainder_built(elem, r) || span < 8 || threads > kFlatMaxThreads) return {};
+  if (!dense || !flat_remainder_built(elem, r) || span < 8 || threads > kFlatMaxThreads) {
+    if (broken != "none") fail(op, "broken_flat_launch=" + broken + " needs a shape schedule=flat takes");
+    return {};
+  }
   FlatPlan plan;
   plan.flat = true;
   plan.remainder = static_cast<int>(r);
@@ -169,6 +178,11 @@ FlatPlan read_flat(VariantReader& v, const std::string& op,
   g.rows_per_block = 1;
   g.streams = false;
   g.blocks = std::max<std::int64_t>(1, std::min(per_sm * device.sm_count, segments));
+  if (broken == "narrow_tile") narrow_by_one_warp(op, "broken_flat_launch", g);
+  if (broken == "short_shared") {
+    if (!backward || plan.bulk) fail(op, "broken_flat_launch=short_shared needs rmsnorm_bwd with flat_bulk=0");
+    plan.shared_bytes -= 16;
+  }
   return plan;
 }
 
