@@ -22,33 +22,22 @@ __global__ void __launch_bounds__(norm::kFlatMaxThreads)
     rmsnorm_fwd_flat_bulk(T* y, const T* x, const T* w, float* rstd, int rows, int d,
                           int x_stride, int y_stride, float eps, float w_offset) {
   using F = norm::FlatShape<T, R>;
-  using E = norm::Elem<T>;
-  constexpr int kVec = F::kVec, S = F::kRows;
+  constexpr int S = F::kRows;
   const int strides[2] = {x_stride, y_stride};
   const norm::FlatRoles<T, R> roles(d, strides, 2);
   __shared__ norm::ReduceScratch<S> scratch;
   __shared__ alignas(8) unsigned long long landed[norm::kMaxBulkStages];
   extern __shared__ uint4 flat_stages[];
-  const int t = roles.t;
   float win[F::kWindow];
-  if (roles.main) {
-    norm::load_flat_window<T, R>(w, w_offset, t, d, win);
-  } else {
-#pragma unroll
-    for (int m = 0; m < F::kWindow; ++m)
-      win[m] = m < kVec && roles.edge
-                   ? norm::flat_weight(w, w_offset, norm::FlatPlace<T, R>(roles.edge_t, roles.edge_k, m, d).col, d)
-                   : 0.f;
-  }
+  norm::load_flat_weights(roles, w, w_offset, d, win);
   const norm::FlatSegments segs(rows, d, S);
-  const unsigned seg_chunks = static_cast<unsigned>(S) * d / kVec;
+  const unsigned seg_chunks = static_cast<unsigned>(S) * d / F::kVec;
   const int stages = norm::bulk_stages_in_launch(seg_chunks * norm::kChunkBytes, 1);
   const bool bulk = LADDER_BULK_COPY && stages >= 1 && norm::flat_aligned(x) && norm::flat_aligned(y);
   int parity = 0;
   const long long whole = bulk ? rows / S : 0;  // segments the stages take
 #if LADDER_BULK_COPY
   if (bulk) {
-    const long long edge_chunk = norm::flat_offset<T, R>(roles.edge_t, roles.edge_k, roles.span) / kVec;
     auto copy = [&](int s, long long seg, unsigned long long* bar) {
       norm::bulk_copy(flat_stages + static_cast<long long>(s) * seg_chunks, x + segs.begin(seg),
                       seg_chunks * norm::kChunkBytes, bar);
@@ -58,54 +47,18 @@ __global__ void __launch_bounds__(norm::kFlatMaxThreads)
     walk.for_each_row([&](long long seg, int k) {
       walk.wait(k);
       const uint4* stage = flat_stages + static_cast<long long>(k % stages) * seg_chunks;
-      auto chunk = [&](int kk) { return stage[t + roles.span * kk]; };
+      auto chunk = [&](int kk) { return norm::flat_stage_chunk(roles, stage, kk); };
       float sums[S];
 #pragma unroll
       for (int kk = 0; kk < S; ++kk) sums[kk] = 0.f;
-      if (roles.main) {
-#pragma unroll
-        for (int kk = 0; kk < S; ++kk) {
-          float v[kVec];
-          E::unpack(chunk(kk), v);
-#pragma unroll
-          for (int j = 0; j < kVec; ++j) sums[kk] = fmaf(v[j], v[j], sums[kk]);
-        }
-      } else if (roles.edge) {
-        float v[kVec];
-        E::unpack(stage[edge_chunk], v);
-#pragma unroll
-        for (int j = 0; j < kVec; ++j) {
-          const int row = norm::FlatPlace<T, R>(roles.edge_t, roles.edge_k, j, d).row;
-#pragma unroll
-          for (int m = 0; m < S; ++m) sums[m] += row == m ? v[j] * v[j] : 0.f;
-        }
-      }
+      norm::flat_square_sums(roles, chunk, d, sums);
       norm::row_group_sum<true>(sums, scratch, parity);
       walk.refill_previous(k);
       float inv[S];
 #pragma unroll
       for (int kk = 0; kk < S; ++kk)
         inv[kk] = norm::inv_rms_of(sums[kk], d, eps, rstd, segs.first_row(seg) + kk, true);
-      T* ys = y + segs.begin(seg);
-      if (roles.main) {
-#pragma unroll
-        for (int kk = 0; kk < S; ++kk) {
-          float v[kVec];
-          E::unpack(chunk(kk), v);
-#pragma unroll
-          for (int j = 0; j < kVec; ++j) v[j] = v[j] * inv[kk] * win[j - R * kk + F::kLow];
-          *reinterpret_cast<uint4*>(ys + norm::flat_offset<T, R>(t, kk, roles.span)) = E::pack(v);
-        }
-      } else if (roles.edge) {
-        float v[kVec];
-        E::unpack(stage[edge_chunk], v);
-#pragma unroll
-        for (int j = 0; j < kVec; ++j) {
-          const int row = norm::FlatPlace<T, R>(roles.edge_t, roles.edge_k, j, d).row;
-          v[j] = v[j] * norm::flat_pick(inv, row) * win[j];
-        }
-        *reinterpret_cast<uint4*>(ys + edge_chunk * kVec) = E::pack(v);
-      }
+      norm::flat_store_scaled(roles, chunk, inv, win, y + segs.begin(seg), d);
     });
   }
 #endif
@@ -124,28 +77,19 @@ __global__ void __launch_bounds__(norm::kFlatMaxThreads)
                           int d, int x_stride, int dy_stride, int dx_stride, float eps,
                           float w_offset) {
   using F = norm::FlatShape<T, R>;
-  using E = norm::Elem<T>;
-  constexpr int kVec = F::kVec, S = F::kRows;
+  constexpr int S = F::kRows;
   norm::allow_dependent_launch();
   const int strides[3] = {x_stride, dy_stride, dx_stride};
   const norm::FlatRoles<T, R> roles(d, strides, 3);
   __shared__ norm::ReduceScratch<2 * S> scratch;
   __shared__ alignas(8) unsigned long long landed[norm::kMaxBulkStages];
-  __shared__ float edge_w[F::kEdgeLanes][kVec], edge_sums[F::kEdgeLanes][kVec];
+  __shared__ norm::FlatEdgeSlots<T, R> edge;
   extern __shared__ float flat_memory[];
   const norm::FlatBackwardSlots<T, R> slots(flat_memory, d, roles.main_threads);
   slots.begin(w, w_offset, roles, d);
-  const int t = roles.t;
-  const int lane = t - roles.main_threads;
-  if (roles.edge) {
-#pragma unroll
-    for (int j = 0; j < kVec; ++j) {
-      edge_w[lane][j] = norm::flat_weight(w, w_offset, norm::FlatPlace<T, R>(roles.edge_t, roles.edge_k, j, d).col, d);
-      edge_sums[lane][j] = 0.f;
-    }
-  }
+  edge.begin(w, w_offset, roles, d);
   const norm::FlatSegments segs(rows, d, S);
-  const unsigned seg_chunks = static_cast<unsigned>(S) * d / kVec;
+  const unsigned seg_chunks = static_cast<unsigned>(S) * d / F::kVec;
   const unsigned slot_bytes = norm::FlatBackwardSlots<T, R>::bytes(d, roles.main_threads);
   uint4* stages_base = reinterpret_cast<uint4*>(flat_memory) + slot_bytes / norm::kChunkBytes;
   const unsigned stage_bytes = 2u * seg_chunks * norm::kChunkBytes;
@@ -157,7 +101,6 @@ __global__ void __launch_bounds__(norm::kFlatMaxThreads)
   const long long whole = bulk ? rows / S : 0;
 #if LADDER_BULK_COPY
   if (bulk) {
-    const long long edge_chunk = norm::flat_offset<T, R>(roles.edge_t, roles.edge_k, roles.span) / kVec;
     auto copy = [&](int s, long long seg, unsigned long long* bar) {
       uint4* dst = stages_base + static_cast<long long>(s) * 2 * seg_chunks;
       norm::bulk_copy(dst, x + segs.begin(seg), seg_chunks * norm::kChunkBytes, bar);
@@ -168,77 +111,25 @@ __global__ void __launch_bounds__(norm::kFlatMaxThreads)
       walk.wait(k);
       const uint4* xs = stages_base + static_cast<long long>(k % stages) * 2 * seg_chunks;
       const uint4* gs = xs + seg_chunks;
+      auto x_chunk = [&](int kk) { return norm::flat_stage_chunk(roles, xs, kk); };
+      auto dy_chunk = [&](int kk) { return norm::flat_stage_chunk(roles, gs, kk); };
       float sums[2 * S];  // sum(x^2) of row k, then sum(g * x), g = dy * weight
 #pragma unroll
       for (int kk = 0; kk < 2 * S; ++kk) sums[kk] = 0.f;
-      if (roles.main) {
-#pragma unroll
-        for (int kk = 0; kk < S; ++kk) {
-          float xv[kVec], gv[kVec];
-          E::unpack(xs[t + roles.span * kk], xv);
-          E::unpack(gs[t + roles.span * kk], gv);
-#pragma unroll
-          for (int j = 0; j < kVec; ++j) {
-            sums[kk] = fmaf(xv[j], xv[j], sums[kk]);
-            sums[S + kk] = fmaf(gv[j] * slots.weight(j - R * kk + F::kLow), xv[j], sums[S + kk]);
-          }
-        }
-      } else if (roles.edge) {
-        float xv[kVec], gv[kVec];
-        E::unpack(xs[edge_chunk], xv);
-        E::unpack(gs[edge_chunk], gv);
-#pragma unroll
-        for (int j = 0; j < kVec; ++j) {
-          const int row = norm::FlatPlace<T, R>(roles.edge_t, roles.edge_k, j, d).row;
-#pragma unroll
-          for (int m = 0; m < S; ++m) {
-            sums[m] += row == m ? xv[j] * xv[j] : 0.f;
-            sums[S + m] += row == m ? gv[j] * edge_w[lane][j] * xv[j] : 0.f;
-          }
-        }
-      }
+      norm::flat_grad_sums(roles, x_chunk, dy_chunk, slots, edge.weights(roles), d, sums);
       norm::row_group_sum<true>(sums, scratch, parity);
       walk.refill_previous(k);
       float inv[S], coef[S];
-#pragma unroll
-      for (int kk = 0; kk < S; ++kk) {
-        inv[kk] = rsqrtf(norm::mean_of(sums[kk], d) + eps);
-        coef[kk] = inv[kk] * inv[kk] * inv[kk] * norm::mean_of(sums[S + kk], d);
-      }
-      T* dxs = dx + segs.begin(seg);
-      if (roles.main) {
-#pragma unroll
-        for (int kk = 0; kk < S; ++kk) {
-          float xv[kVec], gv[kVec];
-          E::unpack(xs[t + roles.span * kk], xv);
-          E::unpack(gs[t + roles.span * kk], gv);
-#pragma unroll
-          for (int j = 0; j < kVec; ++j) {
-            slots.add(j - R * kk + F::kLow, gv[j] * xv[j] * inv[kk]);
-            gv[j] = inv[kk] * (gv[j] * slots.weight(j - R * kk + F::kLow)) - xv[j] * coef[kk];
-          }
-          *reinterpret_cast<uint4*>(dxs + norm::flat_offset<T, R>(t, kk, roles.span)) = E::pack(gv);
-        }
-      } else if (roles.edge) {
-        float xv[kVec], gv[kVec];
-        E::unpack(xs[edge_chunk], xv);
-        E::unpack(gs[edge_chunk], gv);
-#pragma unroll
-        for (int j = 0; j < kVec; ++j) {
-          const int row = norm::FlatPlace<T, R>(roles.edge_t, roles.edge_k, j, d).row;
-          const float inv_row = norm::flat_pick(inv, row);
-          edge_sums[lane][j] += gv[j] * xv[j] * inv_row;
-          gv[j] = inv_row * (gv[j] * edge_w[lane][j]) - xv[j] * norm::flat_pick(coef, row);
-        }
-        *reinterpret_cast<uint4*>(dxs + edge_chunk * kVec) = E::pack(gv);
-      }
+      norm::flat_grad_scales(sums, d, eps, inv, coef);
+      norm::flat_grad_store(roles, x_chunk, dy_chunk, dy + segs.begin(seg), inv, coef, slots,
+                            edge.weights(roles), edge.sums(roles), dx + segs.begin(seg), d);
     });
   }
 #endif
   for (long long seg = whole + blockIdx.x; seg < segs.count; seg += gridDim.x)
     norm::rms_bwd_flat_rows(dx, slots.part, x, w, dy, segs.first_row(seg), segs.rows_in(seg), d,
                             eps, w_offset, scratch, parity);
-  if (dw_partial != nullptr) slots.write_partial(dw_partial, roles, d, edge_sums);
+  if (dw_partial != nullptr) slots.write_partial(dw_partial, roles, d, edge.dw);
 }
 
 }  // namespace ladder

@@ -153,6 +153,32 @@ __device__ __forceinline__ void prefetch_flat_chunks(const T* seg, const FlatRol
 }
 
 
+// The backward's edge lanes' weights and dw sums of their VEC elements, in static shared memory
+// (in registers every thread would hold them).
+template <typename T, int R>
+struct FlatEdgeSlots {
+  using F = FlatShape<T, R>;
+  float w[F::kEdgeLanes][F::kVec], dw[F::kEdgeLanes][F::kVec];
+
+  __device__ __forceinline__ void begin(const T* weight, float w_offset, const FlatRoles<T, R>& roles,
+                                        int d) {
+    if (!roles.edge) return;
+    const int lane = roles.t - roles.main_threads;
+#pragma unroll
+    for (int j = 0; j < F::kVec; ++j) {
+      w[lane][j] = flat_weight(weight, w_offset, FlatPlace<T, R>(roles.edge_t, roles.edge_k, j, d).col, d);
+      dw[lane][j] = 0.f;
+    }
+  }
+  // The calling edge lane's rows (a main thread's calls return a row it never reads).
+  __device__ __forceinline__ const float* weights(const FlatRoles<T, R>& roles) const {
+    return w[roles.edge ? roles.t - roles.main_threads : 0];
+  }
+  __device__ __forceinline__ float* sums(const FlatRoles<T, R>& roles) {
+    return dw[roles.edge ? roles.t - roles.main_threads : 0];
+  }
+};
+
 // The backward's dynamic shared memory: the block's partial row of weight-gradient sums (d
 // floats, rounded up to a chunk; the row path adds to it as it goes), then each main thread's
 // weight window and sums (kWindow slots each, slot m of thread t at m * P + t, so that a warp's
