@@ -297,5 +297,45 @@ __device__ __forceinline__ void accumulate_partial_chunk(float* partial_row, int
   }
 }
 
+// One row element by element straight from global memory: the path for launches the bulk
+// copies cannot serve. dw_row: the block's partial row (null: no weight); `first`: the block's
+// first row, which writes it rather than adds. Each column is kept by one thread, in row order.
+// The bulk-copy backward kernels' fallback, and the flat kernel's row path (flat_rows.cuh).
+template <typename T, bool FUSED, int M>
+__device__ __forceinline__ void rms_bwd_row_elementwise(T* dxr, T* drr, float* dw_row,
+                                                        const T* xr, const T* rr, const T* w,
+                                                        const T* dyr, const T* dhr, int d,
+                                                        float eps, float w_offset, bool first,
+                                                        ReduceScratch<M>& scratch, int& parity) {
+  using E = Elem<T>;
+  const int tx = static_cast<int>(threadIdx.x);
+  auto input = [&](int c) {
+    const float s = E::to_float(xr[c]);
+    return FUSED ? s + E::to_float(rr[c]) : s;
+  };
+  auto grad = [&](int c) {
+    const float g = E::to_float(dyr[c]);
+    return w != nullptr ? g * (E::to_float(w[c]) + w_offset) : g;
+  };
+  float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
+  for (int c = tx; c < d; c += static_cast<int>(blockDim.x)) {
+    const float s = input(c);
+    sums[0] = fmaf(s, s, sums[0]);
+    sums[1] = fmaf(grad(c), s, sums[1]);
+  }
+  row_group_sum<true>(sums, scratch, parity);
+  const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
+  const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
+  for (int c = tx; c < d; c += static_cast<int>(blockDim.x)) {
+    const float s = input(c);
+    const float dy_c = E::to_float(dyr[c]);
+    float ds = inv_rms * grad(c) - s * coef;
+    if (FUSED && dhr != nullptr) ds += E::to_float(dhr[c]);
+    if (dw_row != nullptr) dw_row[c] = (first ? 0.f : dw_row[c]) + dy_c * s * inv_rms;
+    dxr[c] = E::from_float(ds);
+    if (FUSED && drr != nullptr) drr[c] = E::from_float(ds);
+  }
+}
+
 }  // namespace norm
 }  // namespace ladder

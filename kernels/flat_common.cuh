@@ -152,7 +152,6 @@ __device__ __forceinline__ void prefetch_flat_chunks(const T* seg, const FlatRol
   }
 }
 
-
 // The backward's edge lanes' weights and dw sums of their VEC elements, in static shared memory
 // (in registers every thread would hold them).
 template <typename T, int R>

@@ -2,6 +2,7 @@
 // segments of S rows (schedule=flat; the layout and why: flat_common.cuh). Math, arguments,
 // results and aliasing as rmsnorm.cuh's rmsnorm_fwd and rmsnorm_bwd.cuh's rmsnorm_bwd.
 #pragma once
+#include "backward_common.cuh"
 #include "flat_common.cuh"
 
 namespace ladder {
@@ -33,34 +34,17 @@ __device__ __forceinline__ void rms_fwd_flat_rows(T* y, const T* x, const T* w, 
   }
 }
 
-// The row path of the backward; each element's dw term goes to part[col], a column only this
-// thread touches until write_partial.
+// The row path of the backward: the segment's rows through rms_bwd_row_elementwise, each
+// element's dw term added to part[col] (a column only this thread touches until write_partial).
 template <typename T, int M>
 __device__ __forceinline__ void rms_bwd_flat_rows(T* dx, float* part, const T* x, const T* w,
                                                   const T* dy, long long first, int count, int d,
                                                   float eps, float w_offset,
                                                   ReduceScratch<M>& scratch, int& parity) {
-  for (int r = 0; r < count; ++r) {
-    const long long row = first + r;
-    const T* xr = x + row * d;
-    const T* dyr = dy + row * d;
-    T* dxr = dx + row * d;
-    float sums[2] = {0.f, 0.f};
-    for (int col = threadIdx.x; col < d; col += blockDim.x) {
-      const float xv = Elem<T>::to_float(xr[col]);
-      sums[0] = fmaf(xv, xv, sums[0]);
-      sums[1] = fmaf(Elem<T>::to_float(dyr[col]) * flat_weight(w, w_offset, col, d), xv, sums[1]);
-    }
-    row_group_sum<true>(sums, scratch, parity);
-    const float inv = rsqrtf(mean_of(sums[0], d) + eps);
-    const float coef = inv * inv * inv * mean_of(sums[1], d);
-    for (int col = threadIdx.x; col < d; col += blockDim.x) {
-      const float xv = Elem<T>::to_float(xr[col]);
-      const float dyv = Elem<T>::to_float(dyr[col]);
-      part[col] += dyv * xv * inv;
-      dxr[col] = Elem<T>::from_float(inv * (dyv * flat_weight(w, w_offset, col, d)) - xv * coef);
-    }
-  }
+  for (long long row = first; row < first + count; ++row)
+    rms_bwd_row_elementwise<T, false>(dx + row * d, nullptr, part, x + row * d, nullptr, w,
+                                      dy + row * d, nullptr, d, eps, w_offset, false, scratch,
+                                      parity);
 }
 
 // A main thread's weight window, or an edge lane's weights of its VEC elements in win[0..VEC).

@@ -22,45 +22,6 @@
 namespace ladder {
 namespace norm {
 
-// One row element by element straight from global memory: the path for launches the bulk
-// copies cannot serve. dw_row: the block's partial row (null: no weight); `first`: the block's
-// first row, which writes it rather than adds. Each column is kept by one thread, in row order.
-template <typename T, int THREADS, bool FUSED>
-__device__ __forceinline__ void rms_bwd_row_elementwise(T* dxr, T* drr, float* dw_row,
-                                                        const T* xr, const T* rr, const T* w,
-                                                        const T* dyr, const T* dhr, int d,
-                                                        float eps, float w_offset, bool first,
-                                                        ReduceScratch<2>& scratch, int& parity) {
-  using E = Elem<T>;
-  const int tx = static_cast<int>(threadIdx.x);
-  auto input = [&](int c) {
-    const float s = E::to_float(xr[c]);
-    return FUSED ? s + E::to_float(rr[c]) : s;
-  };
-  auto grad = [&](int c) {
-    const float g = E::to_float(dyr[c]);
-    return w != nullptr ? g * (E::to_float(w[c]) + w_offset) : g;
-  };
-  float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
-  for (int c = tx; c < d; c += THREADS) {
-    const float s = input(c);
-    sums[0] = fmaf(s, s, sums[0]);
-    sums[1] = fmaf(grad(c), s, sums[1]);
-  }
-  row_group_sum<true>(sums, scratch, parity);
-  const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
-  const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
-  for (int c = tx; c < d; c += THREADS) {
-    const float s = input(c);
-    const float dy_c = E::to_float(dyr[c]);
-    float ds = inv_rms * grad(c) - s * coef;
-    if (FUSED && dhr != nullptr) ds += E::to_float(dhr[c]);
-    if (dw_row != nullptr) dw_row[c] = (first ? 0.f : dw_row[c]) + dy_c * s * inv_rms;
-    dxr[c] = E::from_float(ds);
-    if (FUSED && drr != nullptr) drr[c] = E::from_float(ds);
-  }
-}
-
 // The shared body of rmsnorm_bwd_bulk (FUSED false: r, dh, dr null) and add_rmsnorm_bwd_bulk,
 // and of their _cluster entries: with CLUSTER > 1 the cluster's blocks split each of its rows'
 // columns into CLUSTER equal slices, block rank r taking slice r, and add their row sums through
@@ -109,7 +70,7 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
     if (rank != 0) return;  // the element-wise path: the cluster's first block takes whole rows
     bool first = true;
     for (long long row = group; row < rows; row += groups, first = false)
-      rms_bwd_row_elementwise<T, THREADS, FUSED>(
+      rms_bwd_row_elementwise<T, FUSED>(
           dx + row * dx_stride, FUSED && dr != nullptr ? dr + row * dr_stride : nullptr, dw_row,
           x + row * x_stride, FUSED ? r + row * r_stride : nullptr, w, dy + row * dy_stride,
           with_dh ? dh + row * dh_stride : nullptr, d, eps, w_offset, first, scratch, parity);

@@ -111,9 +111,9 @@ std::vector<KernelRef> all_specializations() {
         // f32 has nothing to round: convention B is convention A's instantiation.
         if (dt == DType::F32 && combo.count("convention") && combo.at("convention") == "B")
           continue;
-        // schedule=flat: one instantiation per d mod VEC (the width picks it) and way of reading the
-        // segments (registers, or the TMA's stages) (the catalog's
-        // tests plan it at flat_compile_widths); no ITEMS, stages or shifted build.
+        // schedule=flat: one instantiation per d mod VEC (the width picks it; the catalog's tests
+        // plan it at flat_compile_widths) and way of reading the segments (registers, or the
+        // TMA's stages); no ITEMS, stages or shifted build.
         if (combo.count("schedule") && combo.at("schedule") == "flat") {
           if ((combo.count("shift") && combo.at("shift") != "0") ||
               (combo.count("stages") && combo.at("stages") != "2"))

@@ -137,6 +137,12 @@ std::map<std::string, std::int64_t> row_strides(const std::string& op, const Cas
   return out;
 }
 
+bool strides_dense(const std::map<std::string, std::int64_t>& strides, std::int64_t d) {
+  for (const auto& [name, stride] : strides)
+    if (stride != d) return false;
+  return true;
+}
+
 bool strides_misaligned(const std::map<std::string, std::int64_t>& strides,
                         std::size_t elem_size) {
   const std::int64_t vec = 16 / static_cast<std::int64_t>(elem_size);

@@ -297,22 +297,14 @@ PhasePlan read_phase(VariantReader& v, const std::string& op,
 void set_phase_launch(const std::string& op, std::size_t elem_size, const Shape& s, int items,
                       std::int64_t threads, std::int64_t blocks_per_sm, const DeviceLimits& device,
                       bool eight_blocks, const std::string& broken, RowGeometry& g);
-// schedule=phase of the backward ops (plan_backward_phase.cpp, kernels/backward_phase.cuh): rows
-// of one phase a block, one tile a row at ITEMS (phase_items=N, else items=N, else auto's, else
-// the most the op holds in 64 registers) over the whole warps that cover the row at any phase,
-// at most 1024; in `shared_bytes`, where `weighted`, the `sums` weight-gradient sums' slots then
-// the weight's; a grid of about the resident blocks (phase_blocks_per_sm=N for tuning), a
-// multiple of VEC (phase_grid=8 for tests). auto takes it for 16-bit rows off the 16-byte grid,
-// at least 4096 of them, whose strides share one phase, at the widths its table names, where
-// `auto_free` (no shift or broken_launch asked for), no items=N and no bulk plan. Reads
-// "schedule" too (auto|regs|bulk|phase). Rewrites g where taken.
-// schedule=flat (plan_flat.cpp, kernels/flat_rows.cuh; rmsnorm and rmsnorm_bwd): packed rows
-// (every stride d) off the 16-byte grid, d mod VEC = `remainder` among those the kernels are
-// built for, read as one flat array of segments of S rows, each thread's chunks of a segment in
-// registers; one block of 32 * ceil(d / VEC / 32) threads (at most 512) a segment at a time, about
-// as many blocks as are resident. Where it does not apply, g is left alone and the register
-// kernel runs. backward: the rmsnorm_bwd_flat build, with its shared memory (the partial row and
-// the threads' weight and sum windows).
+// schedule=flat (plan_flat.cpp, kernels/flat_rows.cuh and flat_bulk.cuh; rmsnorm and
+// rmsnorm_bwd): packed rows (every stride d) off the 16-byte grid, d mod VEC = `remainder` among
+// those the kernels are built for, read as one flat array of segments of S rows: on sm_90 through
+// the TMA's shared-memory stages (`bulk`, flat_bulk=auto|0|1), else each thread's chunks of a
+// segment in registers. One block of P + 32 threads (P = 32 * ceil(d / VEC / 32) main threads, one
+// edge warp; at most 544) a segment at a time, about as many blocks as are resident. Where it does
+// not apply, g is left alone and the register kernel runs. backward: the rmsnorm_bwd builds, with
+// their shared memory (the partial row and the threads' weight and sum windows, then the stages).
 struct FlatPlan {
   bool flat = false;
   int remainder = 0;
@@ -329,8 +321,9 @@ FlatPlan read_flat(VariantReader& v, const std::string& op,
                    const DeviceLimits& device, RowGeometry& g);
 // Whether auto takes schedule=flat (its TMA build) for this call, where the H200 measured it
 // faster (plan_flat.cpp's table: 16-bit packed rows, rmsnorm at d = 1025-1281, rmsnorm_bwd at
-// d = 1026-2052 with d mod 8 of 2 or 4, the phase kernels' 1530-1785 left to them), with a variant that names only schedule-neutral keys;
-// where it does, it resolves schedule=auto to "flat" for every reader.
+// d = 1026-2052 with d mod 8 of 2 or 4, the phase kernels' 1530-1785 left to them), with a
+// variant that names only schedule-neutral keys; where it does, it resolves schedule=auto to
+// "flat" for every reader.
 bool flat_auto(VariantReader& v, const std::string& op, std::size_t elem, const Shape& s,
                const std::map<std::string, std::int64_t>& strides, bool backward,
                const DeviceLimits& device);
@@ -341,6 +334,15 @@ std::vector<std::int64_t> flat_compile_widths(std::size_t elem);
 // The schedules the backward op's readers accept: rmsnorm_bwd also takes flat.
 std::vector<std::string> backward_schedules(const std::string& op);
 
+// schedule=phase of the backward ops (plan_backward_phase.cpp, kernels/backward_phase.cuh): rows
+// of one phase a block, one tile a row at ITEMS (phase_items=N, else items=N, else auto's, else
+// the most the op holds in 64 registers) over the whole warps that cover the row at any phase,
+// at most 1024; in `shared_bytes`, where `weighted`, the `sums` weight-gradient sums' slots then
+// the weight's; a grid of about the resident blocks (phase_blocks_per_sm=N for tuning), a
+// multiple of VEC (phase_grid=8 for tests). auto takes it for 16-bit rows off the 16-byte grid,
+// at least 4096 of them, whose strides share one phase, at the widths its table names, where
+// `auto_free` (no shift or broken_launch asked for), no items=N and no bulk plan. Reads
+// "schedule" too (backward_schedules). Rewrites g where taken.
 struct BackwardPhasePlan {
   bool phase = false;
   int items = 0;
@@ -419,6 +421,8 @@ std::map<std::string, std::int64_t> row_strides(const std::string& op, const Cas
                                                 const std::string& strided, std::int64_t d);
 // True when some stride is not a whole number of 16-byte chunks of elem_size elements.
 bool strides_misaligned(const std::map<std::string, std::int64_t>& strides, std::size_t elem_size);
+// True when every row stride equals d: the rows lie back to back (schedule=packed, flat).
+bool strides_dense(const std::map<std::string, std::int64_t>& strides, std::int64_t d);
 // True when every row of every tensor keeps one phase with the first's: strides equal modulo VEC.
 bool strides_share_phase(const std::map<std::string, std::int64_t>& strides, std::size_t elem_size);
 

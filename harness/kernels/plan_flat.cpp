@@ -33,6 +33,13 @@ struct FlatShapeHost {
   }
 };
 
+// norm::FlatBackwardSlots<T, R>::bytes on the host: the partial row (d floats, rounded up to a
+// chunk) and each main thread's weight and sum windows.
+std::uint32_t flat_backward_shared_bytes(std::size_t elem, std::int64_t d, std::int64_t main_threads) {
+  const FlatShapeHost f(elem, d % (kChunkBytes / static_cast<std::int64_t>(elem)));
+  return static_cast<std::uint32_t>(4 * ((d + 3) / 4 * 4 + 2 * f.window * main_threads));
+}
+
 // The registers a thread of a backward build takes (ptxas, sm_90, 16-bit): all it needs (168)
 // unless the bound's minimum blocks cap it.
 int backward_registers(std::int64_t bound, int min_blocks) {
@@ -66,8 +73,7 @@ bool flat_auto(VariantReader& v, const std::string& op, std::size_t elem, const 
                const std::map<std::string, std::int64_t>& strides, bool backward,
                const DeviceLimits& device) {
   if (elem != 2 || device.compute_capability < 90 || !v.names_only(kScheduleNeutralKeys)) return false;
-  if (!std::all_of(strides.begin(), strides.end(), [&](const auto& kv) { return kv.second == s.d; }))
-    return false;
+  if (!strides_dense(strides, s.d)) return false;
   const std::int64_t r = s.d % 8;
   const bool taken = backward ? s.rows >= kBackwardAutoMinRows && (r == 2 || r == 4) &&
                                     s.d >= kBackwardAutoMinD && s.d <= kBackwardAutoMaxD &&
@@ -84,11 +90,6 @@ std::vector<std::int64_t> flat_compile_widths(std::size_t elem) {
   for (std::int64_t r = 1; r < vec; ++r)
     if (flat_remainder_built(elem, r)) out.push_back(64 * vec + r);
   return out;
-}
-
-std::uint32_t flat_backward_shared_bytes(std::size_t elem, std::int64_t d, std::int64_t main_threads) {
-  const FlatShapeHost f(elem, d % (kChunkBytes / static_cast<std::int64_t>(elem)));
-  return static_cast<std::uint32_t>(4 * ((d + 3) / 4 * 4 + 2 * f.window * main_threads));
 }
 
 FlatPlan read_flat(VariantReader& v, const std::string& op,
@@ -132,11 +133,9 @@ FlatPlan read_flat(VariantReader& v, const std::string& op,
   const std::int64_t vec = kChunkBytes / static_cast<std::int64_t>(elem);
   const std::int64_t r = s.d % vec;
   const std::int64_t span = s.d / vec;
-  const bool dense = std::all_of(strides.begin(), strides.end(),
-                                 [&](const auto& kv) { return kv.second == s.d; });
   const std::int64_t main_threads = ceil_div(span, 32) * 32;
   const std::int64_t threads = main_threads + 32;
-  if (!dense || !flat_remainder_built(elem, r) || span < 8 || threads > kFlatMaxThreads) {
+  if (!strides_dense(strides, s.d) || !flat_remainder_built(elem, r) || span < 8 || threads > kFlatMaxThreads) {
     if (broken != "none") fail(op, "broken_flat_launch=" + broken + " needs a shape schedule=flat takes");
     return {};
   }

@@ -68,13 +68,6 @@ std::uint32_t register_family_shared_bytes(const PackedPlan& packed, const Stage
   return staged_weight_bytes(g, wide, elem, d, has_weight, stage_weight);
 }
 
-// Every row stride equals d: the rows lie back to back (schedule=packed).
-bool strides_dense(const std::map<std::string, std::int64_t>& strides, std::int64_t d) {
-  for (const auto& [name, stride] : strides)
-    if (stride != d) return false;
-  return true;
-}
-
 // A packed kernel's entry: no ITEMS; `extra` (ROUND_SUM), then SHIFTED_WEIGHT where it is not the
 // default (true).
 std::string packed_entry(const std::string& kernel, DType dt, const PackedPlan& p,
