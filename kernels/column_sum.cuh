@@ -10,11 +10,8 @@ namespace ladder {
 // is too small for one a thread (gridDim.x * 32 < d: the planner's grid for d a multiple of 4,
 // ceil(d / 128) blocks, one 16-byte load a thread and 512 bytes a warp); threadIdx.y one of 32
 // interleaved slices of the partial rows, so each thread sums ceil(parts / 32) values a column.
-// The 32 slices of a column then meet in one warp through shared memory, lane l holding slice l,
-// and are added by an xor butterfly (norm::warp_sum): a fixed order, the same on both paths, so
-// the sum's bits depend neither on how the loads are issued nor on the columns a thread.
-// Why a butterfly: the slices added one after another by one thread a column were a chain of 32
-// dependent shared-memory loads and adds at the end of every block.
+// The slices are then added in slice order through shared memory, so the sum's order, and its
+// bits, depend neither on how the loads are issued nor on the columns a thread.
 // Why four columns, with their loads batched: one column a thread, each thread adding its
 // partial rows in a loop that the compiler unrolls by 8, issues one load at a time where a
 // thread has fewer than 8 rows (132 partial rows: 4 or 5), and took 8.4 us under Nsight Compute
@@ -74,15 +71,13 @@ __device__ __forceinline__ void column_sum_four(T* out, const float* partial, in
   *reinterpret_cast<float4*>(&slice_sums[threadIdx.y][kMaxCols * threadIdx.x]) =
       make_float4(sum[0], sum[1], sum[2], sum[3]);
   __syncthreads();
-  // Warp w joins the 32 slices of the block's columns 4w..4w+3, lane l holding slice l.
-  const int w = static_cast<int>(threadIdx.y), l = static_cast<int>(threadIdx.x);
-  const float4 q = *reinterpret_cast<const float4*>(&slice_sums[l][kMaxCols * w]);
-  float total[kMaxCols] = {q.x, q.y, q.z, q.w};
-  warp_sum(total);
-  const int first = blockIdx.x * block_cols + kMaxCols * w;
-  // Lane l < 4 writes column first + l (selected, not indexed: a register array stays in registers).
-  const float mine = l == 0 ? total[0] : l == 1 ? total[1] : l == 2 ? total[2] : total[3];
-  if (l < kMaxCols && first + l < d) out[first + l] = Elem<T>::from_float(mine);
+  const int c = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  const int col = blockIdx.x * block_cols + c;
+  if (c < block_cols && col < d) {
+    float total = 0.f;
+    for (int s = 0; s < kColumnSumSlices; ++s) total += slice_sums[s][c];
+    out[col] = Elem<T>::from_float(total);
+  }
 }
 
 // One column a thread (odd widths), each thread's partial rows added in a loop unrolled by 8.
@@ -101,12 +96,11 @@ __device__ __forceinline__ void column_sum_one(T* out, const float* partial, int
   }
   slice_sums[threadIdx.y][threadIdx.x] = sum;
   __syncthreads();
-  // Warp w joins the 32 slices of the block's column w, lane l holding slice l.
-  const int w = static_cast<int>(threadIdx.y), l = static_cast<int>(threadIdx.x);
-  float total[1] = {slice_sums[l][w]};
-  warp_sum(total);
-  const int out_col = blockIdx.x * kColumnSumThreads + w;
-  if (l == 0 && out_col < d) out[out_col] = Elem<T>::from_float(total[0]);
+  if (threadIdx.y == 0 && col < d) {
+    float total = 0.f;
+    for (int s = 0; s < kColumnSumSlices; ++s) total += slice_sums[s][threadIdx.x];
+    out[col] = Elem<T>::from_float(total);
+  }
 }
 
 template <typename T>
