@@ -18,6 +18,7 @@
 #include "backward_common.cuh"
 #include "bulk_copy.cuh"
 #include "cluster_sum.cuh"
+#include "grid_reduce.cuh"
 
 namespace ladder {
 
@@ -101,7 +102,7 @@ __device__ __forceinline__ bool backward_bulk_ok(const T* x, int x_stride, const
 // the cluster's blocks split each of its rows' columns into CLUSTER equal slices, block rank r
 // taking slice r, and add their row sums through each other's shared memory (cluster_sum.cuh).
 template <typename T, int ITEMS, int THREADS, int CLUSTER>
-__device__ __forceinline__ void layernorm_bwd_bulk_body(
+__device__ __forceinline__ void layernorm_bwd_bulk_rows(
     T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma, const T* dy,
     const float* mean, const float* rstd, int rows, int d, int x_stride, int dy_stride,
     int dx_stride, float eps) {
@@ -274,6 +275,26 @@ __device__ __forceinline__ void layernorm_bwd_bulk_body(
 #endif
 }
 
+// layernorm_bwd_bulk_rows, then, where dgamma and dbeta are given, the reduce of both partial
+// rows by the same grid after one barrier (grid_reduce.cuh: a cooperative launch, grid_sync
+// zeroed once); else column_sum_pair<T> reduces them in a launch of its own.
+template <typename T, int ITEMS, int THREADS, int CLUSTER>
+__device__ __forceinline__ void layernorm_bwd_bulk_body(
+    T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma, const T* dy,
+    const float* mean, const float* rstd, int rows, int d, int x_stride, int dy_stride,
+    int dx_stride, float eps, T* dgamma, T* dbeta, unsigned* grid_sync) {
+  layernorm_bwd_bulk_rows<T, ITEMS, THREADS, CLUSTER>(dx, dgamma_partial, dbeta_partial, x,
+                                                      gamma, dy, mean, rstd, rows, d, x_stride,
+                                                      dy_stride, dx_stride, eps);
+  if (dgamma == nullptr || dbeta == nullptr || dgamma_partial == nullptr ||
+      dbeta_partial == nullptr)
+    return;
+  norm::grid_barrier(grid_sync);
+  const int parts = static_cast<int>(gridDim.x) / CLUSTER;
+  norm::grid_column_reduce(dgamma, dgamma_partial, parts, d, d);
+  norm::grid_column_reduce(dbeta, dbeta_partial, parts, d, d);
+}
+
 }  // namespace norm
 
 // THREADS: the block, one row at a time (32-1024, a multiple of 32); thread tx owns chunks
@@ -283,7 +304,9 @@ __device__ __forceinline__ void layernorm_bwd_bulk_body(
 // after the stages (norm::stage_weight; without that room it is read from global memory). The grid is any number of blocks; block b takes rows
 // b, b + gridDim.x, ... and writes partial row b of dgamma_partial and dbeta_partial ([gridDim.x,
 // d] fp32, nullable together: no affine parameters), every column, zeros where it took no row;
-// column_sum_pair<T> reduces them. gamma: nullable. mean, rstd: [rows] fp32 as the forward pass
+// column_sum_pair<T> reduces them, or, where dgamma, dbeta and grid_sync are given (a cooperative
+// launch, grid_sync a word of zero that it gives back as zero), the kernel itself after a grid-wide barrier
+// (grid_reduce.cuh). gamma: nullable. mean, rstd: [rows] fp32 as the forward pass
 // wrote them; with either null both are recomputed from x (two-pass, with eps), else eps is not
 // used. Aliasing: dx may be x or dy (same stride): a row's copies have landed before any of its
 // outputs is written, and a copy in flight is always of a row ahead.
@@ -294,10 +317,12 @@ template <typename T, int ITEMS, int THREADS>
 __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
     layernorm_bwd_bulk(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
                        const T* gamma, const T* dy, const float* mean, const float* rstd, int rows,
-                       int d, int x_stride, int dy_stride, int dx_stride, float eps) {
+                       int d, int x_stride, int dy_stride, int dx_stride, float eps, T* dgamma,
+                       T* dbeta, unsigned* grid_sync) {
   norm::layernorm_bwd_bulk_body<T, ITEMS, THREADS, 1>(dx, dgamma_partial, dbeta_partial, x, gamma,
                                                       dy, mean, rstd, rows, d, x_stride,
-                                                      dy_stride, dx_stride, eps);
+                                                      dy_stride, dx_stride, eps, dgamma, dbeta,
+                                                      grid_sync);
 }
 
 // The same with each row split over a cluster of CLUSTER = 2 blocks (sm_90 and later): block
@@ -312,10 +337,11 @@ __global__ void LADDER_CLUSTER_DIMS(CLUSTER)
     layernorm_bwd_bulk_cluster(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
                                const T* gamma, const T* dy, const float* mean, const float* rstd,
                                int rows, int d, int x_stride, int dy_stride, int dx_stride,
-                               float eps) {
+                               float eps, T* dgamma, T* dbeta, unsigned* grid_sync) {
   norm::layernorm_bwd_bulk_body<T, ITEMS, THREADS, CLUSTER>(dx, dgamma_partial, dbeta_partial, x,
                                                             gamma, dy, mean, rstd, rows, d,
-                                                            x_stride, dy_stride, dx_stride, eps);
+                                                            x_stride, dy_stride, dx_stride, eps,
+                                                            dgamma, dbeta, grid_sync);
 }
 
 }  // namespace ladder

@@ -18,6 +18,7 @@
 #include "backward_common.cuh"
 #include "bulk_copy.cuh"
 #include "cluster_sum.cuh"
+#include "grid_reduce.cuh"
 
 namespace ladder {
 namespace norm {
@@ -27,7 +28,7 @@ namespace norm {
 // columns into CLUSTER equal slices, block rank r taking slice r, and add their row sums through
 // each other's shared memory (cluster_sum.cuh), as layernorm_bwd_bulk_cluster does.
 template <typename T, int ITEMS, int THREADS, bool FUSED, int CLUSTER>
-__device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, const T* x,
+__device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partial, const T* x,
                                              const T* r, const T* w, const T* dy, const T* dh,
                                              int rows, int d, int x_stride, int r_stride,
                                              int dy_stride, int dh_stride, int dx_stride,
@@ -193,6 +194,25 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
 #endif
 }
 
+// rms_bwd_bulk_rows, then, where dw is given, the reduce of the partial rows into it by the same
+// grid (grid_reduce.cuh: a cooperative launch, grid_sync zeroed once); else column_sum<T> reduces
+// them in a launch of its own. Every block reaches the barrier, whichever path it took.
+template <typename T, int ITEMS, int THREADS, bool FUSED, int CLUSTER>
+__device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, const T* x,
+                                             const T* r, const T* w, const T* dy, const T* dh,
+                                             int rows, int d, int x_stride, int r_stride,
+                                             int dy_stride, int dh_stride, int dx_stride,
+                                             int dr_stride, float eps, float w_offset, T* dw,
+                                             unsigned* grid_sync) {
+  rms_bwd_bulk_rows<T, ITEMS, THREADS, FUSED, CLUSTER>(dx, dr, dw_partial, x, r, w, dy, dh, rows,
+                                                       d, x_stride, r_stride, dy_stride,
+                                                       dh_stride, dx_stride, dr_stride, eps,
+                                                       w_offset);
+  if (dw == nullptr || dw_partial == nullptr) return;
+  grid_barrier(grid_sync);
+  grid_column_reduce(dw, dw_partial, static_cast<int>(gridDim.x) / CLUSTER, d, d);
+}
+
 }  // namespace norm
 
 // THREADS, ITEMS, the grid, dynamic shared memory (STAGES * 2 * d * sizeof(T) bytes: a row of x
@@ -200,15 +220,16 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
 // layernorm_bwd_bulk; the arguments and
 // results are rmsnorm_bwd's (dw_partial: [gridDim.x, d] fp32, every column written, reduced by
 // column_sum<T>; w nullable with dw_partial; w_offset 0 plain, 1 Gemma). Aliasing: dx may be x
-// or dy (same stride).
+// or dy (same stride). dw, grid_sync: null, or dw [d] and a word of zero for a cooperative
+// launch that reduces the partial rows itself (grid_reduce.cuh); dw_partial is then its scratch.
 template <typename T, int ITEMS, int THREADS>
 __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
     rmsnorm_bwd_bulk(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows,
                      int d, int x_stride, int dy_stride, int dx_stride, float eps,
-                     float w_offset) {
+                     float w_offset, T* dw, unsigned* grid_sync) {
   norm::rms_bwd_bulk<T, ITEMS, THREADS, false, 1>(dx, nullptr, dw_partial, x, nullptr, w, dy,
                                                   nullptr, rows, d, x_stride, 0, dy_stride, 0,
-                                                  dx_stride, 0, eps, w_offset);
+                                                  dx_stride, 0, eps, w_offset, dw, grid_sync);
 }
 
 // The same with each row split over a cluster of CLUSTER = 2 blocks (sm_90 and later), as
@@ -222,11 +243,11 @@ __global__ void LADDER_CLUSTER_DIMS(CLUSTER)
     __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
     rmsnorm_bwd_bulk_cluster(T* dx, float* dw_partial, const T* x, const T* w, const T* dy,
                              int rows, int d, int x_stride, int dy_stride, int dx_stride,
-                             float eps, float w_offset) {
+                             float eps, float w_offset, T* dw, unsigned* grid_sync) {
   norm::rms_bwd_bulk<T, ITEMS, THREADS, false, CLUSTER>(dx, nullptr, dw_partial, x, nullptr, w,
                                                         dy, nullptr, rows, d, x_stride, 0,
                                                         dy_stride, 0, dx_stride, 0, eps,
-                                                        w_offset);
+                                                        w_offset, dw, grid_sync);
 }
 
 // add_rmsnorm_bwd's arguments and results; a stage holds rows of x, r, dy and dh (where given):
@@ -237,10 +258,11 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
     add_rmsnorm_bwd_bulk(T* dx, T* dr, float* dw_partial, const T* x, const T* r, const T* w,
                          const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
                          int dy_stride, int dh_stride, int dx_stride, int dr_stride, float eps,
-                         float w_offset) {
+                         float w_offset, T* dw, unsigned* grid_sync) {
   norm::rms_bwd_bulk<T, ITEMS, THREADS, true, 1>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
                                                  x_stride, r_stride, dy_stride, dh_stride,
-                                                 dx_stride, dr_stride, eps, w_offset);
+                                                 dx_stride, dr_stride, eps, w_offset, dw,
+                                                 grid_sync);
 }
 
 // add_rmsnorm_bwd_bulk with each row split over a cluster, as rmsnorm_bwd_bulk_cluster.
@@ -250,11 +272,12 @@ __global__ void LADDER_CLUSTER_DIMS(CLUSTER)
     add_rmsnorm_bwd_bulk_cluster(T* dx, T* dr, float* dw_partial, const T* x, const T* r,
                                  const T* w, const T* dy, const T* dh, int rows, int d,
                                  int x_stride, int r_stride, int dy_stride, int dh_stride,
-                                 int dx_stride, int dr_stride, float eps, float w_offset) {
+                                 int dx_stride, int dr_stride, float eps, float w_offset,
+                                 T* dw, unsigned* grid_sync) {
   norm::rms_bwd_bulk<T, ITEMS, THREADS, true, CLUSTER>(dx, dr, dw_partial, x, r, w, dy, dh, rows,
                                                        d, x_stride, r_stride, dy_stride,
                                                        dh_stride, dx_stride, dr_stride, eps,
-                                                       w_offset);
+                                                       w_offset, dw, grid_sync);
 }
 
 }  // namespace ladder

@@ -1,6 +1,7 @@
 // Backward planners: the shifted kernels for rows off the 16-byte grid, the resident grid, and
 // the shared memory for the weight-gradient sums. No GPU needed.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,3 +86,48 @@ TEST_CASE("backward plans: shared memory for the weight-gradient sums the kernel
                     ladder_test::has_substr("broken_launch"));
 }
 
+
+// reduce=grid: the bulk kernel reduces its partial rows itself after a grid-wide barrier, so the
+// plan is one cooperative launch with the gradients and the barrier's zeroed word as arguments;
+// elsewhere the bulk kernels take nulls there and column_sum follows.
+TEST_CASE("backward plans: reduce=grid is one cooperative launch of the bulk kernel", "[kernels]") {
+  ladder::register_builtin_oracles();
+  const Case c{{"rows", 2048}, {"d", 16384}};
+  for (const auto& [op, gradients] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"rmsnorm_bwd", {"dw"}}, {"add_rmsnorm_bwd", {"dw"}}, {"layernorm_bwd", {"dgamma", "dbeta"}}}) {
+    INFO(op);
+    const auto grid = plan_checked({op, DType::BF16, {{"schedule", "bulk"}, {"reduce", "grid"}}}, c);
+    REQUIRE(grid.size() == 1);
+    const KernelLaunch& L = grid.front();
+    CHECK(L.cooperative);
+    CHECK(L.entry.find("_bulk<") != std::string::npos);
+    const ConcreteBuffer* sync = find_buffer(L, "grid_sync");
+    REQUIRE(sync != nullptr);
+    CHECK(sync->role == BufferRole::Input);  // zero in, and checked to come back zero
+    CHECK(sync->dtype == DType::U32);
+    CHECK(sync->logical_elements() == 1);
+    CHECK(sync->init == "constant:0");
+    // The trailing arguments: each gradient, then grid_sync.
+    REQUIRE(L.args.size() >= gradients.size() + 1);
+    const std::size_t tail = L.args.size() - gradients.size() - 1;
+    for (std::size_t i = 0; i < gradients.size(); ++i) CHECK(L.args[tail + i].buffer == gradients[i]);
+    CHECK(L.args.back().buffer == "grid_sync");
+
+    const auto launch = plan_checked({op, DType::BF16, {{"schedule", "bulk"}}}, c);
+    REQUIRE(launch.size() == 2);
+    CHECK(!launch.front().cooperative);
+    CHECK(find_buffer(launch.front(), "grid_sync") == nullptr);
+    CHECK(launch.front().args.size() == L.args.size());
+    CHECK(!launch.front().args.back().is_buffer);
+  }
+  auto plan_of = [&](const std::string& op, std::map<std::string, std::string> variant) {
+    return ladder::kernels::plan({op, DType::BF16, std::move(variant)}, c, kEps);
+  };
+  CHECK_THROWS_WITH(plan_of("rmsnorm_bwd", {{"schedule", "phase"}, {"reduce", "grid"}}),
+                    has_substr("reduce=grid needs the bulk schedule"));
+  CHECK_THROWS_WITH(plan_of("rmsnorm_bwd", {{"schedule", "bulk"}, {"reduce", "grid"}, {"weight", "none"}}),
+                    has_substr("reduce=grid needs weight gradients"));
+  CHECK_THROWS_WITH(plan_of("layernorm_bwd", {{"schedule", "bulk"}, {"reduce", "grid"}, {"affine", "0"}}),
+                    has_substr("reduce=grid needs weight gradients"));
+  CHECK_THROWS_WITH(plan_of("add_rmsnorm_bwd", {{"reduce", "all"}}), has_substr("reduce"));
+}

@@ -52,7 +52,7 @@ void L2Flush::clean(int round) const {
   unsigned long long chunks = buffer_.size() / 16;
   void* params[] = {&p, &chunks};
   toolchain::check(toolchain::launch(read_, {static_cast<std::uint32_t>(sm_count_) * 8, 1, 1}, {256, 1, 1}, 0,
-                                     params, false),
+                                     params),
                    "cuLaunchKernel (L2 read flush)");
 }
 

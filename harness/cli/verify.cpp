@@ -199,7 +199,13 @@ std::vector<Variant> variants_of(const std::string& op) {
             // bulk_cluster: as layernorm_bwd's.
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"weight", "gemma"}},
-            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}, {"weight", "none"}}};
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}, {"weight", "none"}},
+            // reduce=grid: dw reduced by the bulk kernel after a grid-wide barrier; on either
+            // path (odd strides: element-wise), three blocks, and clusters.
+            {{"schedule", "bulk"}, {"reduce", "grid"}},
+            {{"schedule", "bulk"}, {"reduce", "grid"}, {"strided", "odd"}, {"weight", "gemma"}},
+            {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_grid", "3"}},
+            {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_cluster", "2"}}};
   if (op == "add_rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}},
             {{"shift", "1"}},
@@ -219,7 +225,12 @@ std::vector<Variant> variants_of(const std::string& op) {
             // bulk_cluster: as layernorm_bwd's.
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"dh", "1"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"write_dr", "0"}},
-            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}}};
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}},
+            // reduce=grid: as rmsnorm_bwd's.
+            {{"schedule", "bulk"}, {"reduce", "grid"}, {"dh", "1"}},
+            {{"schedule", "bulk"}, {"reduce", "grid"}, {"strided", "odd"}, {"write_dr", "0"}},
+            {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_grid", "3"}, {"dh", "1"}},
+            {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_cluster", "2"}}};
   if (op == "layernorm_bwd")
     return {{{"affine", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}}, {{"shift", "1"}},
             {{"stats", "recompute"}}, {{"stats", "recompute"}, {"strided", "odd"}},
@@ -247,7 +258,13 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"stats", "recompute"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"affine", "0"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}},
-            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"strided", "1"}}};
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"strided", "1"}},
+            // reduce=grid: dgamma and dbeta reduced by the bulk kernel after one grid-wide
+            // barrier, as rmsnorm_bwd's.
+            {{"schedule", "bulk"}, {"reduce", "grid"}},
+            {{"schedule", "bulk"}, {"reduce", "grid"}, {"strided", "odd"}, {"stats", "recompute"}},
+            {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_grid", "3"}},
+            {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_cluster", "2"}}};
   return {};
 }
 

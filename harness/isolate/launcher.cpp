@@ -18,7 +18,7 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 }  // namespace
 
 const char* launch_call_name(const KernelLaunch& k) {
-  return k.programmatic ? "cuLaunchKernelEx" : "cuLaunchKernel";
+  return k.programmatic || k.cooperative ? "cuLaunchKernelEx" : "cuLaunchKernel";
 }
 
 CUresult launch_planned(CUfunction fn, const KernelLaunch& k, PackedParams& params,
@@ -34,7 +34,7 @@ CUresult launch_planned(CUfunction fn, const KernelLaunch& k, PackedParams& para
     }
   }
   const CUresult rc = toolchain::launch(fn, k.grid, k.block, k.shared_bytes, params.pointers.data(),
-                                        k.programmatic);
+                                        {k.programmatic, k.cooperative});
   if (rc != CUDA_SUCCESS && failed_call != nullptr) *failed_call = launch_call_name(k);
   return rc;
 }

@@ -58,11 +58,12 @@ struct PackedParams {
 void pack_params(const KernelLaunch& k, const DeviceBuffers& buffers, PackedParams& out);  // throws std::invalid_argument
 
 // One planned launch of `fn`: the opt-in to its dynamic shared memory, then toolchain::launch
-// (programmatic where the plan says). failed_call, when given, receives the driver call that
-// failed.
+// (programmatic, cooperative where the plan says). failed_call, when given, receives the driver
+// call that failed.
 CUresult launch_planned(CUfunction fn, const KernelLaunch& k, PackedParams& params,
                         const char** failed_call = nullptr);
-// The driver call that launches k: cuLaunchKernelEx (programmatic) or cuLaunchKernel.
+// The driver call that launches k: cuLaunchKernelEx (programmatic or cooperative) or
+// cuLaunchKernel.
 const char* launch_call_name(const KernelLaunch& k);
 
 // Runs one case through every stage, filling `out`. `ctx` null: GPU stages are skipped with

@@ -206,6 +206,32 @@ KernelLaunch column_sum_pair_launch(const KernelLaunch& first, DType dt,
 // pdl=auto|0: whether column_sum is launched programmatically after the backward kernel.
 bool read_programmatic(VariantReader& v) { return v.get("pdl", "auto", {"auto", "0"}) == "auto"; }
 
+// reduce=auto|launch|grid: the weight gradients' final reduce in a launch of its own
+// (column_sum, column_sum_pair), or by the bulk kernel itself after a grid-wide barrier
+// (kernels/grid_reduce.cuh: a cooperative launch, one launch fewer). grid applies to the bulk
+// schedule's kernels alone, which take the extra arguments. auto: launch.
+bool read_grid_reduce(VariantReader& v, const std::string& op, bool bulk_kernel,
+                      bool gradients) {
+  const std::string key = v.get("reduce", "auto", {"auto", "launch", "grid"});
+  if (key != "grid") return false;
+  if (!bulk_kernel) fail(op, "reduce=grid needs the bulk schedule (schedule=bulk)");
+  if (!gradients) fail(op, "reduce=grid needs weight gradients");
+  return true;
+}
+
+// The bulk kernels' trailing arguments: the gradients they reduce themselves and the barrier's
+// word, or nulls (their partial rows then go to column_sum). The word is an input of zero that
+// the launch must give back as zero: the harness's clobber check holds the barrier to that.
+void add_grid_reduce_args(KernelLaunch& L, const std::vector<std::string>& gradients,
+                          bool grid_reduce) {
+  for (const std::string& name : gradients)
+    L.args.push_back(grid_reduce ? pointer(name) : null_pointer());
+  L.args.push_back(grid_reduce ? pointer("grid_sync") : null_pointer());
+  if (!grid_reduce) return;
+  L.buffers.push_back(vector("grid_sync", BufferRole::Input, DType::U32, 1, "constant:0"));
+  L.cooperative = true;
+}
+
 // Dynamic shared memory of a backward launch: add_rmsnorm_bwd (1 sum, dw) and layernorm_bwd (2,
 // dgamma and dbeta, in fp32; 1, dgamma, in 16 bits) keep a one-tile thread's weight-gradient sums there
 // (kernels/backward_common.cuh, SharedColumnSums), 16 bytes per 4 values of a thread's chunks;
@@ -271,6 +297,8 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
                                                       shift == "auto", bulk.bulk, device, plan.g);
   const FlatPlan flat =
       read_flat(v, op, backward_schedules(op), elem, s, strides, true, device, plan.g);
+  const bool bulk_kernel = bulk.bulk && !phase.phase;
+  const bool grid_reduce = read_grid_reduce(v, op, bulk_kernel, has_w);
   v.finish();
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
@@ -306,6 +334,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
             i32(strides["dx"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
+  if (bulk_kernel) add_grid_reduce_args(L, {"dw"}, grid_reduce);
   // dw sums in registers (bulk: its stages; phase: its sums' and the weight's slots; flat: its
   // partial row and windows)
   set_geometry(L, g, phase.phase ? phase.shared_bytes
@@ -314,7 +343,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   L.oracle = "kernel.rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   std::vector<KernelLaunch> out{L};
-  if (has_w) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d, programmatic));
+  if (has_w && !grid_reduce) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d, programmatic));
   return out;
 }
 
@@ -346,6 +375,8 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
+  const bool bulk_kernel = bulk.bulk && !phase.phase;
+  const bool grid_reduce = read_grid_reduce(v, op, bulk_kernel, has_w);
 
   KernelLaunch L;
   L.source = source_path(phase.phase ? "backward_phase.cuh"
@@ -384,6 +415,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
             i32(strides["dr"]),
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
+  if (bulk_kernel) add_grid_reduce_args(L, {"dw"}, grid_reduce);
   set_geometry(L, g, phase.phase ? phase.shared_bytes
                      : bulk.bulk ? bulk.shared_bytes
                                  : sums_bytes_as_asked(broken, op, g, has_w ? 1 : 0));
@@ -391,7 +423,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   L.oracle = "kernel.add_rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   std::vector<KernelLaunch> out{L};
-  if (has_w) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d, programmatic));
+  if (has_w && !grid_reduce) out.push_back(column_sum_launch(L, ref.dtype, "dw", "dw_partial", parts, s.d, programmatic));
   return out;
 }
 
@@ -429,6 +461,8 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
+  const bool bulk_kernel = bulk.bulk && !phase.phase;
+  const bool grid_reduce = read_grid_reduce(v, op, bulk_kernel, affine);
 
   KernelLaunch L;
   L.source = source_path(phase.phase ? "backward_phase.cuh"
@@ -467,6 +501,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
             i32(strides["dy"]),
             i32(strides["dx"]),
             f32(eps)};
+  if (bulk_kernel) add_grid_reduce_args(L, {"dgamma", "dbeta"}, grid_reduce);
   // The sums kept in shared memory: dgamma's and dbeta's in fp32, dgamma's alone in 16 bits
   // (kernels/layernorm_bwd.cuh keeps dbeta's in registers there).
   const int shared_sums = affine ? (elem == 2 ? 1 : 2) : 0;
@@ -478,7 +513,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   L.oracle = "kernel.layernorm_bwd";
   L.scalars = {{"eps", eps}};
   std::vector<KernelLaunch> out{L};
-  if (affine) {
+  if (affine && !grid_reduce) {
     if (paired_sums) {
       out.push_back(column_sum_pair_launch(L, ref.dtype, {"dgamma", "dbeta"},
                                            {"dgamma_partial", "dbeta_partial"}, parts, s.d,

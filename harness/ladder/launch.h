@@ -49,6 +49,9 @@ struct KernelLaunch {
   // Programmatic dependent launch (toolchain::launch): the kernel may start while the previous
   // launch of the plan drains, and waits (griddepcontrol.wait) before reading its results.
   bool programmatic = false;
+  // Cooperative launch (toolchain::LaunchFlags): every block resident at once, for a kernel with
+  // a grid-wide barrier (kernels/grid_reduce.cuh).
+  bool cooperative = false;
   std::string oracle = "none";
   std::map<std::string, double> scalars;
   std::uint64_t seed = 0;

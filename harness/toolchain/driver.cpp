@@ -68,14 +68,22 @@ const DriverApi* driver() { return loaded().ok ? &loaded().api : nullptr; }
 const std::string& driver_load_error() { return loaded().error; }
 
 CUresult launch(CUfunction fn, const std::array<std::uint32_t, 3>& grid, const std::array<std::uint32_t, 3>& block,
-                std::uint32_t shared_bytes, void** params, bool programmatic) {
+                std::uint32_t shared_bytes, void** params, LaunchFlags flags) {
   const DriverApi& a = api();
-  if (!programmatic || a.LaunchKernelEx == nullptr)
+  if (flags.cooperative && a.LaunchKernelEx == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+  if ((!flags.programmatic && !flags.cooperative) || a.LaunchKernelEx == nullptr)
     return a.LaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                           shared_bytes, nullptr, params, nullptr);
-  CUlaunchAttribute attr{};
-  attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  attr.value.programmaticStreamSerializationAllowed = 1;
+  std::array<CUlaunchAttribute, 2> attrs{};
+  unsigned count = 0;
+  if (flags.programmatic) {
+    attrs[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attrs[count++].value.programmaticStreamSerializationAllowed = 1;
+  }
+  if (flags.cooperative) {
+    attrs[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attrs[count++].value.cooperative = 1;
+  }
   CUlaunchConfig config{};
   config.gridDimX = grid[0];
   config.gridDimY = grid[1];
@@ -85,8 +93,8 @@ CUresult launch(CUfunction fn, const std::array<std::uint32_t, 3>& grid, const s
   config.blockDimZ = block[2];
   config.sharedMemBytes = shared_bytes;
   config.hStream = nullptr;
-  config.attrs = &attr;
-  config.numAttrs = 1;
+  config.attrs = attrs.data();
+  config.numAttrs = count;
   return a.LaunchKernelEx(&config, fn, params, nullptr);
 }
 

@@ -57,12 +57,22 @@ const std::string& driver_load_error();
 std::string error_name(CUresult rc);    // "CUDA_ERROR_ILLEGAL_ADDRESS"
 std::string error_string(CUresult rc);  // the driver's sentence
 
-// One kernel launch on the default stream. programmatic: the launch may begin while the
-// previous one in the stream drains (programmatic dependent launch, sm_90 and later); the kernel
-// must wait (griddepcontrol.wait) before it reads what that launch wrote. Where the driver or
-// device lacks it the launch is an ordinary one, which is also correct.
+// How a launch is made beyond its geometry.
+// programmatic: the launch may begin while the previous one in the stream drains (programmatic
+// dependent launch, sm_90 and later); the kernel must wait (griddepcontrol.wait) before it reads
+// what that launch wrote. Where the driver or device lacks it the launch is an ordinary one,
+// which is also correct.
+// cooperative: every block of the grid resident at once (a kernel with a grid-wide barrier); the
+// launch fails (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) rather than start a grid that could
+// deadlock, and is refused (CUDA_ERROR_NOT_SUPPORTED) where the driver lacks cuLaunchKernelEx.
+struct LaunchFlags {
+  bool programmatic = false;
+  bool cooperative = false;
+};
+
+// One kernel launch on the default stream.
 CUresult launch(CUfunction fn, const std::array<std::uint32_t, 3>& grid, const std::array<std::uint32_t, 3>& block,
-                std::uint32_t shared_bytes, void** params, bool programmatic);
+                std::uint32_t shared_bytes, void** params, LaunchFlags flags = {});
 
 // A failed driver call: which call, which code. Thrown only inside child processes.
 class DriverError : public std::runtime_error {
