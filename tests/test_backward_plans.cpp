@@ -120,6 +120,15 @@ TEST_CASE("backward plans: reduce=grid is one cooperative launch of the bulk ker
     CHECK(launch.front().args.size() == L.args.size());
     CHECK(!launch.front().args.back().is_buffer);
   }
+  // auto: the kernel's own reduce for layernorm_bwd where clusters split its rows, else a launch.
+  const Case wide{{"rows", 1024}, {"d", 32768}};
+  const auto ln_wide = plan_checked({"layernorm_bwd", DType::BF16, {}}, wide);
+  REQUIRE(ln_wide.size() == 1);
+  CHECK(ln_wide.front().entry.find("_bulk_cluster<") != std::string::npos);
+  CHECK(ln_wide.front().cooperative);
+  CHECK(plan_checked({"layernorm_bwd", DType::BF16, {{"reduce", "launch"}}}, wide).size() == 2);
+  CHECK(plan_checked({"rmsnorm_bwd", DType::BF16, {}}, wide).size() == 2);
+  CHECK(plan_checked({"layernorm_bwd", DType::BF16, {}}, c).size() == 2);
   auto plan_of = [&](const std::string& op, std::map<std::string, std::string> variant) {
     return ladder::kernels::plan({op, DType::BF16, std::move(variant)}, c, kEps);
   };

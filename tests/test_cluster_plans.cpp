@@ -20,7 +20,8 @@ std::vector<KernelLaunch> layernorm_bwd(DType dt, std::int64_t rows, std::int64_
   return plan_checked({"layernorm_bwd", dt, v}, {{"rows", rows}, {"d", d}}, device);
 }
 
-// The partial rows the row kernel writes and the reduce adds: both must be the clusters.
+// The partial rows the row kernel writes and the reduce adds: both must be the clusters, where
+// the kernel's own reduce takes them (reduce=grid) as where column_sum_pair does.
 void check_partials(const std::vector<KernelLaunch>& plan, std::int64_t parts) {
   const KernelLaunch& L = plan.front();
   for (const char* name : {"dgamma_partial", "dbeta_partial"}) {
@@ -28,6 +29,11 @@ void check_partials(const std::vector<KernelLaunch>& plan, std::int64_t parts) {
     const auto* partial = find_buffer(L, name);
     REQUIRE(partial != nullptr);
     CHECK(partial->rows == parts);
+  }
+  if (L.cooperative) {  // reduce=grid (auto with clusters): the kernel adds them itself
+    CHECK(plan.size() == 1);
+    CHECK(L.grid[0] / 2 == parts);
+    return;
   }
   REQUIRE(plan.size() == 2);
   CHECK(plan[1].entry.find("column_sum_pair") != std::string::npos);

@@ -209,10 +209,21 @@ bool read_programmatic(VariantReader& v) { return v.get("pdl", "auto", {"auto", 
 // reduce=auto|launch|grid: the weight gradients' final reduce in a launch of its own
 // (column_sum, column_sum_pair), or by the bulk kernel itself after a grid-wide barrier
 // (kernels/grid_reduce.cuh: a cooperative launch, one launch fewer). grid applies to the bulk
-// schedule's kernels alone, which take the extra arguments. auto: launch.
-bool read_grid_reduce(VariantReader& v, const std::string& op, bool bulk_kernel,
-                      bool gradients) {
+// schedule's kernels alone, which take the extra arguments. auto: grid where the caller says
+// (auto_grid), else launch.
+// Measured on the H200 (call 207, reports/h200/bench-grid-reduce-207.txt, two rounds, cold), the
+// bulk kernel's own reduce saved nothing where a block holds the row: rmsnorm_bwd bf16 2048x16384
+// 67.2-68.0 us against 67.5-68.0, add_rmsnorm_bwd 106.5-106.6 against 106.1-106.9, layernorm_bwd
+// 75.2-75.4 against 74.4-75.1 (4096x8192 on schedule=bulk 88.3-88.6 against 86.1-86.5). Nsight
+// Compute puts the reduce inside the kernel at about 1 us (rmsnorm_bwd's kernel 64.2-64.5 us
+// against 63.2), where column_sum's 4.2 us launch mostly overlaps the kernel's tail
+// (programmatic launch). With clusters layernorm_bwd gained: bf16 1024x32768 86.5-86.9 against
+// 88.1-88.4; rmsnorm_bwd and add_rmsnorm_bwd there tied (82.0-82.2 against 82.1-82.3; 129.6-130.0
+// against 129.1-129.6), as did fp32 1024x16384.
+bool read_grid_reduce(VariantReader& v, const std::string& op, bool bulk_kernel, bool gradients,
+                      bool auto_grid = false) {
   const std::string key = v.get("reduce", "auto", {"auto", "launch", "grid"});
+  if (key == "auto") return auto_grid && bulk_kernel && gradients;
   if (key != "grid") return false;
   if (!bulk_kernel) fail(op, "reduce=grid needs the bulk schedule (schedule=bulk)");
   if (!gradients) fail(op, "reduce=grid needs weight gradients");
@@ -462,7 +473,8 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
   const bool bulk_kernel = bulk.bulk && !phase.phase;
-  const bool grid_reduce = read_grid_reduce(v, op, bulk_kernel, affine);
+  // auto: the kernel's own reduce where its rows are split over clusters (above).
+  const bool grid_reduce = read_grid_reduce(v, op, bulk_kernel, affine, bulk.cluster > 1);
 
   KernelLaunch L;
   L.source = source_path(phase.phase ? "backward_phase.cuh"
