@@ -42,6 +42,21 @@ TEST_CASE("a child that hangs is a timeout and its process group is ended", "[is
   CHECK_THAT(fate.evidence, has_substr("process group ended"));
 }
 
+// A stopped run (SIGINT/SIGTERM) ends its children as a timeout would; the rung they were in is
+// then undecided, never a FAIL: the verdict must not blame the kernel for the user's stop.
+TEST_CASE("a child ended by the run's stop is UNRESOLVED, not a timeout", "[isolation]") {
+  struct ClearStop {
+    ~ClearStop() { clear_stop(); }
+  } clear;
+  request_stop();
+  const auto run = run_mode("hang", 30);
+  CHECK(run.timed_out);
+  const auto fate = classify_child_end(run, 30);
+  CHECK(fate.unresolved);
+  CHECK_FALSE(fate.failure.has_value());
+  CHECK(fate.evidence == "interrupted");
+}
+
 TEST_CASE("a child that exits non-zero before reporting is harness breakage", "[isolation]") {
   const auto run = run_mode("exit3");
   CHECK(run.exit_code == 3);

@@ -146,10 +146,14 @@ ChildFate classify_child_end(const ChildRun& run, double timeout_s) {
     f.unresolved = true;
     f.evidence = stop_requested() ? "interrupted"
                                   : fmt::format("no context within {:g} s of the start; process group ended", run.setup_s);
+  } else if (run.timed_out && stop_requested()) {
+    // Ended because the run was stopped (SIGINT/SIGTERM), not for taking too long: the harness
+    // cannot decide this rung, so it is UNRESOLVED, never a timeout FAIL.
+    f.unresolved = true;
+    f.evidence = "interrupted";
   } else if (run.timed_out) {
     f.failure = FailReason::Timeout;
-    f.evidence = stop_requested() ? "interrupted"
-                 : run.setup_s > 0 ? fmt::format("no result within {:g} s of the case's start; process group ended", timeout_s)
+    f.evidence = run.setup_s > 0 ? fmt::format("no result within {:g} s of the case's start; process group ended", timeout_s)
                                    : fmt::format("no result within {:g} s; process group ended", timeout_s);
   } else if (run.signal) {
     f.failure = FailReason::Crash;

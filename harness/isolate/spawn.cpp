@@ -69,6 +69,7 @@ void take_lines(std::string& buffer, ChildRun& run) {
 
 void request_stop() { g_stop = true; }
 bool stop_requested() { return g_stop; }
+void clear_stop() { g_stop = false; }
 
 std::string signal_name(int sig) {
   const char* abbrev = sigabbrev_np(sig);

@@ -46,5 +46,7 @@ std::string signal_name(int sig);  // "SIGSEGV"
 // Asks running children to stop (from a SIGINT handler): they are ended as on timeout.
 void request_stop();
 bool stop_requested();
+// Forgets a request_stop(): for tests that stop a run and then go on in the same process.
+void clear_stop();
 
 }  // namespace ladder::isolate
