@@ -9,108 +9,129 @@ namespace ladder {
 // Block: 32 x 32 threads. threadIdx.x picks one column, or four consecutive ones where the grid
 // is too small for one a thread (gridDim.x * 32 < d: the planner's grid for d a multiple of 4,
 // ceil(d / 128) blocks, one 16-byte load a thread and 512 bytes a warp); threadIdx.y one of 32
-// interleaved slices of the partial rows, so each thread sums ceil(parts / 32) values a column.
-// The slices are then added in slice order through shared memory, so the sum's order, and its
-// bits, depend neither on how the loads are issued nor on the columns a thread.
-// Why four columns, with their loads batched: one column a thread, each thread adding its
-// partial rows in a loop that the compiler unrolls by 8, issues one load at a time where a
-// thread has fewer than 8 rows (132 partial rows: 4 or 5), and took 8.4 us under Nsight Compute
-// for 132 partial rows of 16384 columns (call 161, rmsnorm_bwd bf16 2048x16384, against 55.6 us
-// for the backward kernel itself); four columns a thread with the loads of up to kColumnSumBatch
-// rows issued together took 5.3 us (call 162). Odd widths keep one column a thread and that
-// loop: four columns a thread off the 16-byte grid left 17 blocks at d = 2049 and lost 2 us
-// (call 162). column_sum_pair: the same grid x 2, blockIdx.y picking the pair's member. parts
-// may be 0 (no rows): out is then all zeros. Launched programmatically after the kernel that
-// wrote the partials (dependent_launch.cuh), it waits for that kernel first.
+// interleaved slices of the partial rows, so each thread sums ceil(parts / 32) values a column,
+// and the slices are added in slice order (norm::column_tile_sum, which says why four columns).
+// column_sum_pair: the same grid x 2, blockIdx.y picking the pair's member. parts may be 0 (no
+// rows): out is then all zeros. Launched programmatically after the kernel that wrote the
+// partials (dependent_launch.cuh), it waits for that kernel first.
 constexpr int kColumnSumThreads = 32;  // blockDim.x
 constexpr int kColumnSumSlices = 32;   // blockDim.y
 constexpr int kColumnSumBatch = 8;
 
 namespace norm {
 
-// Four columns a thread, the loads of up to kColumnSumBatch partial rows issued together.
-template <typename T>
-__device__ __forceinline__ void column_sum_four(T* out, const float* partial, int parts, int d,
-                                                int partial_stride) {
-  constexpr int kMaxCols = 4;
-  // Rows of 132 floats: 16-byte aligned for the float4 stores below, and the 32 slots of one
-  // column in the final pass fall in distinct banks.
-  __shared__ alignas(16) float slice_sums[kColumnSumSlices][kColumnSumThreads * kMaxCols + 4];
-  const int block_cols = kColumnSumThreads * kMaxCols;
-  const int col0 = blockIdx.x * block_cols + kMaxCols * static_cast<int>(threadIdx.x);
-  const bool vector = d % kMaxCols == 0 && partial_stride % kMaxCols == 0 &&
-                      offset_in_chunk(partial) == 0;
-  float sum[kMaxCols] = {0.f, 0.f, 0.f, 0.f};
-  if (col0 < d) {
-    for (int p0 = static_cast<int>(threadIdx.y); p0 < parts;
-         p0 += kColumnSumSlices * kColumnSumBatch) {
-      float v[kColumnSumBatch][kMaxCols];
+// One tile of the reduce, shared by column_sum (a block a tile) and the in-kernel reduce
+// (grid_reduce.cuh: a block walks its share of the tiles). The tile is the kColumnSumThreads
+// column groups of COLS columns from group g0 (groups past `last` left out); `lane` picks this
+// thread's group and `slice` one of `slices` interleaved slices of the partial rows (threads
+// with slice >= slices only join). The slices' sums are added in slice order through `join`
+// (slices rows of column_join_row<COLS>() floats) by the threads of flat index below the tile's
+// width, so the result's bits depend on neither the loads' order nor the grid. No barrier after
+// the join's reads: a caller that reuses `join` adds one.
+// Four columns a thread batch the loads of up to kColumnSumBatch partial rows: one column a
+// thread, each thread adding its rows in a loop the compiler unrolls by 8, issues one load at a
+// time where a thread has fewer than 8 rows (132 partial rows: 4 or 5), and took 8.4 us under
+// Nsight Compute for 132 partial rows of 16384 columns (call 161) against 5.3 us batched (call
+// 162). Odd widths keep one column a thread and that loop: four columns a thread off the 16-byte
+// grid left 17 blocks at d = 2049 and lost 2 us (call 162), and batching the one column measured
+// 1-3% slower at d = 2049 and 5125 (call 163). Loads bypass L1 (ld.global.cg): each partial is
+// read once, and in the in-kernel reduce this SM's L1 may hold nothing of another block's rows.
+template <int COLS>
+__host__ __device__ constexpr int column_join_row() {
+  return kColumnSumThreads * COLS + 4;  // 16-byte rows; one column's slots in distinct banks
+}
+
+template <typename T, int COLS>
+__device__ __forceinline__ void column_tile_sum(T* out, const float* partial, int parts, int d,
+                                                int partial_stride, int g0, int last, int lane,
+                                                int slice, int slices, int flat, float* join,
+                                                bool vector) {
+  static_assert(COLS == 1 || COLS == 4, "COLS");
+  constexpr int kTile = kColumnSumThreads * COLS;
+  constexpr int kJoinRow = column_join_row<COLS>();
+  const int group = g0 + lane;
+  const int col0 = group * COLS;
+  float sum[COLS];
 #pragma unroll
-      for (int j = 0; j < kColumnSumBatch; ++j) {
-        const int p = p0 + j * kColumnSumSlices;
-        const float* row = partial + static_cast<long long>(p) * partial_stride + col0;
-        if (p < parts && vector) {
-          const float4 q = *reinterpret_cast<const float4*>(row);
-          v[j][0] = q.x;
-          v[j][1] = q.y;
-          v[j][2] = q.z;
-          v[j][3] = q.w;
-        } else {
+  for (int e = 0; e < COLS; ++e) sum[e] = 0.f;
+  if (slice < slices && group < last) {
+    if constexpr (COLS == 1) {
+#pragma unroll 8
+      for (int p = slice; p < parts; p += slices)
+        sum[0] += __ldcg(partial + static_cast<long long>(p) * partial_stride + col0);
+    } else {
+      for (int p0 = slice; p0 < parts; p0 += slices * kColumnSumBatch) {
+        float v[kColumnSumBatch][COLS];
 #pragma unroll
-          for (int e = 0; e < kMaxCols; ++e)
-            v[j][e] = p < parts && col0 + e < d ? row[e] : 0.f;
+        for (int j = 0; j < kColumnSumBatch; ++j) {
+          const int p = p0 + j * slices;
+          const float* row = partial + static_cast<long long>(p) * partial_stride + col0;
+          if (p < parts && vector) {
+            const float4 q = __ldcg(reinterpret_cast<const float4*>(row));
+            v[j][0] = q.x;
+            v[j][1] = q.y;
+            v[j][2] = q.z;
+            v[j][3] = q.w;
+          } else {
+#pragma unroll
+            for (int e = 0; e < COLS; ++e) v[j][e] = p < parts && col0 + e < d ? __ldcg(row + e) : 0.f;
+          }
         }
-      }
 #pragma unroll
-      for (int j = 0; j < kColumnSumBatch; ++j) {
+        for (int j = 0; j < kColumnSumBatch; ++j)
 #pragma unroll
-        for (int e = 0; e < kMaxCols; ++e) sum[e] += v[j][e];
+          for (int e = 0; e < COLS; ++e) sum[e] += v[j][e];
       }
     }
   }
-  *reinterpret_cast<float4*>(&slice_sums[threadIdx.y][kMaxCols * threadIdx.x]) =
-      make_float4(sum[0], sum[1], sum[2], sum[3]);
+  const int end = min(d, last * COLS);  // the columns this caller's tiles cover
+  if (slices == 1) {  // no join: the one slice's sums are the totals
+    if (slice == 0 && group < last) {
+#pragma unroll
+      for (int e = 0; e < COLS; ++e)
+        if (col0 + e < end) out[col0 + e] = Elem<T>::from_float(sum[e]);
+    }
+    return;
+  }
+  if (slice < slices) {
+    float* slot = join + slice * kJoinRow + lane * COLS;
+    if constexpr (COLS == 4) {
+      *reinterpret_cast<float4*>(slot) = make_float4(sum[0], sum[1], sum[2], sum[3]);
+    } else {
+      slot[0] = sum[0];
+    }
+  }
   __syncthreads();
-  const int c = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  const int col = blockIdx.x * block_cols + c;
-  if (c < block_cols && col < d) {
+  const int col = g0 * COLS + flat;
+  if (flat < kTile && col < end) {
     float total = 0.f;
-    for (int s = 0; s < kColumnSumSlices; ++s) total += slice_sums[s][c];
+    for (int s = 0; s < slices; ++s) total += join[s * kJoinRow + flat];
     out[col] = Elem<T>::from_float(total);
   }
 }
 
-// One column a thread (odd widths), each thread's partial rows added in a loop unrolled by 8.
-// With the four-column path's explicit batching instead, the backward at d = 2049 and 5125
-// measured 1-3% slower than with this loop (call 163).
-template <typename T>
-__device__ __forceinline__ void column_sum_one(T* out, const float* partial, int parts, int d,
-                                               int partial_stride) {
-  __shared__ float slice_sums[kColumnSumSlices][kColumnSumThreads + 1];
-  const int col = blockIdx.x * kColumnSumThreads + static_cast<int>(threadIdx.x);
-  float sum = 0.f;
-  if (col < d) {
-#pragma unroll 8
-    for (int p = static_cast<int>(threadIdx.y); p < parts; p += kColumnSumSlices)
-      sum += partial[static_cast<long long>(p) * partial_stride + col];
-  }
-  slice_sums[threadIdx.y][threadIdx.x] = sum;
-  __syncthreads();
-  if (threadIdx.y == 0 && col < d) {
-    float total = 0.f;
-    for (int s = 0; s < kColumnSumSlices; ++s) total += slice_sums[s][threadIdx.x];
-    out[col] = Elem<T>::from_float(total);
-  }
+// column_sum's block: one tile (blockIdx.x), lanes threadIdx.x, slices threadIdx.y; `join`
+// holds kColumnSumSlices rows of column_join_row<COLS>() floats.
+template <typename T, int COLS>
+__device__ __forceinline__ void column_sum_tile(T* out, const float* partial, int parts, int d,
+                                                int partial_stride, float* join) {
+  const bool vector =
+      COLS == 1 || (d % 4 == 0 && partial_stride % 4 == 0 && offset_in_chunk(partial) == 0);
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  column_tile_sum<T, COLS>(out, partial, parts, d, partial_stride,
+                           static_cast<int>(blockIdx.x) * kColumnSumThreads, (d + COLS - 1) / COLS,
+                           tx, ty, kColumnSumSlices, ty * kColumnSumThreads + tx, join, vector);
 }
 
 template <typename T>
 __device__ __forceinline__ void column_sum_block(T* out, const float* partial, int parts, int d,
                                                  int partial_stride) {
+  __shared__ alignas(16) float join[kColumnSumSlices * column_join_row<4>()];
   wait_for_previous_launch();
   if (static_cast<long long>(gridDim.x) * kColumnSumThreads < d) {
-    column_sum_four(out, partial, parts, d, partial_stride);
+    column_sum_tile<T, 4>(out, partial, parts, d, partial_stride, join);
   } else {
-    column_sum_one(out, partial, parts, d, partial_stride);
+    column_sum_tile<T, 1>(out, partial, parts, d, partial_stride, join);
   }
 }
 

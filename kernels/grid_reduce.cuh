@@ -15,7 +15,7 @@
 // stream. The arrival count is the one atomic: the sums' order, and so their bits, depend only on
 // the grid and the block.
 #pragma once
-#include "norm_common.cuh"
+#include "column_sum.cuh"
 
 namespace ladder {
 namespace norm {
@@ -43,79 +43,25 @@ __device__ __forceinline__ void grid_barrier(unsigned* grid_sync) {
   __syncthreads();
 }
 
-// The reduce of the partial rows by the whole grid, after grid_barrier. Block b takes an equal
-// share of the columns (four at a time where d, the stride and partial allow 16-byte loads); its
-// warps' lanes take consecutive columns and its warps interleaved slices of the partial rows,
-// whose sums are joined in slice order through `join` (dynamic shared memory no longer in use:
-// join_bytes of it). Loads go through the L2 (ld.global.cg): this SM's L1 may not hold another
-// block's partial row from before the barrier, but nothing here relies on that.
-constexpr int kGridReduceLanes = 32;
-constexpr int kGridReduceBatch = 8;
-
+// The reduce of the partial rows by the whole grid, after grid_barrier: block b takes an equal
+// share of column_sum's tiles (column_tile_sum; four columns a thread where d, the stride and
+// partial allow 16-byte loads), one after another, its warps' lanes taking a tile's column
+// groups and its warps interleaved slices of the partial rows, joined in slice order through
+// `join` (dynamic shared memory no longer in use: `slices` rows of it).
 template <typename T, int COLS>
 __device__ __forceinline__ void grid_column_tiles(T* out, const float* partial, int parts,
                                                   int d, int partial_stride, float* join,
                                                   int slices) {
   const int tid = static_cast<int>(threadIdx.x);
-  const int lane = tid % kGridReduceLanes;
-  const int slice = tid / kGridReduceLanes;
-  constexpr int kTile = kGridReduceLanes * COLS;  // columns a pass
-  constexpr int kJoinRow = kTile + 4;             // floats a slice's row of join
   const long long blocks = gridDim.x;
   const int groups = (d + COLS - 1) / COLS;  // column groups of COLS
   const int per_block = static_cast<int>((groups + blocks - 1) / blocks);
   const int first = static_cast<int>(blockIdx.x) * per_block;
   const int last = min(groups, first + per_block);
-  for (int g0 = first; g0 < last; g0 += kGridReduceLanes) {
-    const int group = g0 + lane;
-    const int col0 = group * COLS;
-    float sum[COLS];
-#pragma unroll
-    for (int e = 0; e < COLS; ++e) sum[e] = 0.f;
-    if (slice < slices && group < last) {
-      for (int p0 = slice; p0 < parts; p0 += slices * kGridReduceBatch) {
-        float v[kGridReduceBatch][COLS];
-#pragma unroll
-        for (int j = 0; j < kGridReduceBatch; ++j) {
-          const int p = p0 + j * slices;
-          const float* row = partial + static_cast<long long>(p) * partial_stride + col0;
-          if constexpr (COLS == 4) {
-            const float4 q = p < parts ? __ldcg(reinterpret_cast<const float4*>(row))
-                                       : make_float4(0.f, 0.f, 0.f, 0.f);
-            v[j][0] = q.x;
-            v[j][1] = q.y;
-            v[j][2] = q.z;
-            v[j][3] = q.w;
-          } else {
-            v[j][0] = p < parts && col0 < d ? __ldcg(row) : 0.f;
-          }
-        }
-#pragma unroll
-        for (int j = 0; j < kGridReduceBatch; ++j)
-#pragma unroll
-          for (int e = 0; e < COLS; ++e) sum[e] += v[j][e];
-      }
-    }
-    if (slices == 1) {  // no join: the one slice's sums are the totals
-      if (slice == 0 && group < last) {
-#pragma unroll
-        for (int e = 0; e < COLS; ++e)
-          if (col0 + e < d) out[col0 + e] = Elem<T>::from_float(sum[e]);
-      }
-      continue;
-    }
-    if (slice < slices) {
-#pragma unroll
-      for (int e = 0; e < COLS; ++e) join[slice * kJoinRow + lane * COLS + e] = sum[e];
-    }
-    __syncthreads();
-    const int c = tid;  // one column of the tile a thread
-    const int col = g0 * COLS + c;
-    if (c < kTile && col < min(d, last * COLS)) {
-      float total = 0.f;
-      for (int s = 0; s < slices; ++s) total += join[s * kJoinRow + c];
-      out[col] = Elem<T>::from_float(total);
-    }
+  for (int g0 = first; g0 < last; g0 += kColumnSumThreads) {
+    column_tile_sum<T, COLS>(out, partial, parts, d, partial_stride, g0, last,
+                             tid % kColumnSumThreads, tid / kColumnSumThreads, slices, tid, join,
+                             true);
     __syncthreads();  // the tile's join read before the next tile's writes
   }
 }
@@ -126,11 +72,10 @@ template <typename T>
 __device__ __forceinline__ void grid_column_reduce(T* out, const float* partial, int parts, int d,
                                                    int partial_stride) {
   extern __shared__ uint4 grid_reduce_join[];
-  unsigned join_bytes;
-  asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(join_bytes));
+  const unsigned join_bytes = dynamic_shared_bytes();
   const bool four = d % 4 == 0 && partial_stride % 4 == 0 && offset_in_chunk(partial) == 0;
-  const int join_row_bytes = (kGridReduceLanes * (four ? 4 : 1) + 4) * 4;
-  const int slices = max(1, min(static_cast<int>(blockDim.x) / kGridReduceLanes,
+  const int join_row_bytes = (four ? column_join_row<4>() : column_join_row<1>()) * 4;
+  const int slices = max(1, min(static_cast<int>(blockDim.x) / kColumnSumThreads,
                                 static_cast<int>(join_bytes) / join_row_bytes));
   float* join = reinterpret_cast<float*>(grid_reduce_join);
   if (four) {
