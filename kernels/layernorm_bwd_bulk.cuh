@@ -146,9 +146,12 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
     return;
   }
 #if LADDER_BULK_COPY
-  // The cluster's row sums (CLUSTER > 1): this block's totals, read by the others.
+  // The cluster's row sums (CLUSTER > 1): the other blocks' totals, stored here by them.
   __shared__ norm::ClusterSlots<3> slots;
-  int cluster_parity = 0;
+  int cluster_sums = 0;
+#if LADDER_CLUSTERS
+  norm::cluster_slots_begin<CLUSTER>(slots);
+#endif
   const int chunks = cols / kVec;
   if (static_cast<long long>(THREADS) * ITEMS < chunks) __trap();
   bool inside[ITEMS];
@@ -197,7 +200,7 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
 #pragma unroll
         for (int e = 0; e < kVec; ++e) sum_x[0] += v[e];
       }
-      norm::cluster_row_sum<CLUSTER>(sum_x, scratch, parity, slots, cluster_parity);
+      norm::cluster_row_sum<CLUSTER>(sum_x, scratch, parity, slots, cluster_sums);
       st.mean = norm::mean_of(sum_x[0], d);
     }
     // g = dy * gamma for chunk i.
@@ -231,7 +234,7 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
         acc[2] = fmaf(g[e], dev, acc[2]);
       }
     }
-    norm::cluster_row_sum<CLUSTER>(acc, scratch, parity, slots, cluster_parity);
+    norm::cluster_row_sum<CLUSTER>(acc, scratch, parity, slots, cluster_sums);
     walk.refill_previous(k);
     if (!saved) st.rstd = rsqrtf(norm::mean_of(acc[0], d) + eps);
     // dx = rstd * g - (rstd * mean(g) + xhat * rstd * mean(g * xhat)), as layernorm_bwd.
@@ -269,7 +272,7 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
     }
   }
 #if LADDER_CLUSTERS
-  // No block leaves while another may still read its slots.
+  // No block leaves while another may still store to its slots.
   if constexpr (CLUSTER > 1) norm::cluster_barrier();
 #endif
 #endif

@@ -81,9 +81,12 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
     return;
   }
 #if LADDER_BULK_COPY
-  // The cluster's row sums (CLUSTER > 1): this block's totals, read by the others.
+  // The cluster's row sums (CLUSTER > 1): the other blocks' totals, stored here by them.
   __shared__ ClusterSlots<2> slots;
-  int cluster_parity = 0;
+  int cluster_sums = 0;
+#if LADDER_CLUSTERS
+  cluster_slots_begin<CLUSTER>(slots);
+#endif
   const int chunks = cols / kVec;
   if (static_cast<long long>(THREADS) * ITEMS < chunks) __trap();
   bool inside[ITEMS];
@@ -152,7 +155,7 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
         sums[1] = fmaf(g[e], sv[e], sums[1]);
       }
     }
-    cluster_row_sum<CLUSTER>(sums, scratch, parity, slots, cluster_parity);
+    cluster_row_sum<CLUSTER>(sums, scratch, parity, slots, cluster_sums);
     walk.refill_previous(k);
     const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
     const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
@@ -188,7 +191,7 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
     }
   }
 #if LADDER_CLUSTERS
-  // No block leaves while another may still read its slots.
+  // No block leaves while another may still store to its slots.
   if constexpr (CLUSTER > 1) cluster_barrier();
 #endif
 #endif
