@@ -24,17 +24,23 @@
 namespace ladder {
 namespace norm {
 
-// The totals a block receives from the other blocks of its cluster, and the mbarriers that say
-// they have landed: two sets, used in turn. Each block's first thread stores its totals straight
-// into the others' slots with st.async, which completes a transaction on the receiver's mbarrier;
-// the receiver's threads wait on their own mbarrier alone.
-// Why not a cluster barrier a sum: its arrive has release semantics, so each thread waited there
-// for its own earlier global stores (the previous row's dx) to complete. Nsight Compute put 37 k
-// cycles a warp of membar stalls on rmsnorm_bwd bf16 1024x32768 and none on 2048x16384, whose
-// kernel took 57.3 us against 72.5 with the same DRAM bytes (call 213).
-// A set is written again two sums later: by then the receiver has passed the block barrier of
-// the sum between (row_group_sum), which all of its threads reach after reading the set, and the
-// sender has received the receiver's totals of that sum.
+// The totals exchanged by the blocks of a cluster, in one of two forms (ASYNC):
+// - async: each block's first thread stores its totals straight into the other blocks' slots
+//   with st.async, which completes a transaction on the receiver's mbarrier; the receiver's
+//   threads wait on their own mbarrier alone. A set is written again two sums later: by then the
+//   receiver has passed the block barrier of the sum between (row_group_sum), which all of its
+//   threads reach after reading the set, and the sender has received its totals of that sum.
+// - barrier: each block's first thread writes its totals into its own slot, and after one
+//   cluster barrier every thread reads every block's slot. Its arrive has release semantics, so
+//   each thread waits there for its own earlier global stores (the previous row's dx).
+// Measured on the H200 (call 214, reports/h200/bench-cluster-async-214.txt, two rounds, cold),
+// async against barrier: rmsnorm_bwd bf16 1024x32768 74.1-74.5 us against 81.6-82.0,
+// add_rmsnorm_bwd 112.8-114.2 against 129.2-130.8 (fp32 1024x16384 104.9-105.0 against
+// 117.0-117.3), layernorm_bwd bf16 84.3-84.5 against 87.7-88.3 (f16 83.8-84.4 against 92.1-92.3);
+// Nsight Compute's membar stalls of rmsnorm_bwd's kernel fell from 37 k cycles a warp to 2.5 k,
+// and its duration from 72.5 to 61.9 us (calls 213-214). Only layernorm_bwd fp32 1024x16384 was
+// slower (74.8-75.2 against 70.4-70.7), and there the planner's auto keeps the barrier.
+// Two sets, used in turn in either form.
 constexpr int kMaxClusterRanks = 4;
 
 template <int M>
@@ -66,6 +72,14 @@ __device__ __forceinline__ unsigned cluster_address(const void* local, unsigned 
   return remote;
 }
 
+// The float at `local` (this block's shared memory) in the block of cluster rank `rank`.
+__device__ __forceinline__ float cluster_load(const float* local, unsigned rank) {
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(cluster_address(local, rank))
+               : "memory");
+  return v;
+}
+
 // Stores v at `remote` (a cluster address) and completes 4 bytes of a transaction on the
 // receiver's mbarrier at `remote_bar`.
 __device__ __forceinline__ void cluster_store_async(unsigned remote, float v, unsigned remote_bar) {
@@ -86,12 +100,12 @@ __device__ __forceinline__ void cluster_wait(unsigned long long* bar, unsigned p
   }
 }
 
-// Before the first cluster_sum: the mbarriers initialized, and every block's visible to the
-// others (the cluster barrier) before any block stores to them. Every thread of every block of
-// the cluster must reach it.
-template <int CLUSTER, int M>
+// Before the first cluster_sum of the async form: the mbarriers initialized, and every block's
+// visible to the others (the cluster barrier) before any block stores to them. Every thread of
+// every block of the cluster must reach it.
+template <int CLUSTER, bool ASYNC, int M>
 __device__ __forceinline__ void cluster_slots_begin(ClusterSlots<M>& slots) {
-  if constexpr (CLUSTER > 1) {
+  if constexpr (CLUSTER > 1 && ASYNC) {
     if (threadIdx.x == 0) {
       for (int p = 0; p < 2; ++p)
         asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(&slots.landed[p]))
@@ -105,12 +119,31 @@ __device__ __forceinline__ void cluster_slots_begin(ClusterSlots<M>& slots) {
 // v: this block's totals, the same in every thread (row_group_sum). Afterwards: the cluster's
 // totals, added in rank order, so every block gets the same bits. `count`: the sums so far (0
 // before the first). Every thread of every block of the cluster must reach it.
-template <int CLUSTER, int N, int M>
+template <int CLUSTER, bool ASYNC, int N, int M>
 __device__ __forceinline__ void cluster_sum(float (&v)[N], ClusterSlots<M>& slots, int& count) {
   static_assert(N <= M, "the slots hold fewer values than the sum");
   static_assert(CLUSTER <= kMaxClusterRanks, "more ranks than the slots hold");
   const int set = count & 1;
   const unsigned parity = static_cast<unsigned>(count >> 1) & 1u;
+  ++count;
+  if constexpr (!ASYNC) {
+    if (threadIdx.x == 0) {
+#pragma unroll
+      for (int k = 0; k < N; ++k) slots.v[set][0][k] = v[k];
+    }
+    cluster_barrier();
+    float total[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) total[k] = 0.f;
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) {
+#pragma unroll
+      for (int k = 0; k < N; ++k) total[k] += cluster_load(&slots.v[set][0][k], r);
+    }
+#pragma unroll
+    for (int k = 0; k < N; ++k) v[k] = total[k];
+    return;
+  }
   const unsigned rank = cluster_rank();
   if (threadIdx.x == 0) {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
@@ -136,7 +169,6 @@ __device__ __forceinline__ void cluster_sum(float (&v)[N], ClusterSlots<M>& slot
   }
 #pragma unroll
   for (int k = 0; k < N; ++k) v[k] = total[k];
-  ++count;
 }
 #endif
 
@@ -163,13 +195,13 @@ struct ClusterPlace {
 
 // A row's sums over the block (row_group_sum), then, with CLUSTER > 1, over the cluster
 // (cluster_slots_begin first).
-template <int CLUSTER, int N, int M>
+template <int CLUSTER, bool ASYNC, int N, int M>
 __device__ __forceinline__ void cluster_row_sum(float (&v)[N], ReduceScratch<M>& scratch,
                                                 int& parity, ClusterSlots<M>& slots,
                                                 int& cluster_sums) {
   row_group_sum<true>(v, scratch, parity);
 #if LADDER_CLUSTERS
-  if constexpr (CLUSTER > 1) cluster_sum<CLUSTER>(v, slots, cluster_sums);
+  if constexpr (CLUSTER > 1) cluster_sum<CLUSTER, ASYNC>(v, slots, cluster_sums);
 #endif
 }
 

@@ -101,7 +101,7 @@ __device__ __forceinline__ bool backward_bulk_ok(const T* x, int x_stride, const
 // The body of layernorm_bwd_bulk (CLUSTER 1) and layernorm_bwd_bulk_cluster: with CLUSTER > 1
 // the cluster's blocks split each of its rows' columns into CLUSTER equal slices, block rank r
 // taking slice r, and add their row sums through each other's shared memory (cluster_sum.cuh).
-template <typename T, int ITEMS, int THREADS, int CLUSTER>
+template <typename T, int ITEMS, int THREADS, int CLUSTER, bool ASYNC_SUMS = true>
 __device__ __forceinline__ void layernorm_bwd_bulk_rows(
     T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma, const T* dy,
     const float* mean, const float* rstd, int rows, int d, int x_stride, int dy_stride,
@@ -150,7 +150,7 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
   __shared__ norm::ClusterSlots<3> slots;
   int cluster_sums = 0;
 #if LADDER_CLUSTERS
-  norm::cluster_slots_begin<CLUSTER>(slots);
+  norm::cluster_slots_begin<CLUSTER, ASYNC_SUMS>(slots);
 #endif
   const int chunks = cols / kVec;
   if (static_cast<long long>(THREADS) * ITEMS < chunks) __trap();
@@ -200,7 +200,7 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
 #pragma unroll
         for (int e = 0; e < kVec; ++e) sum_x[0] += v[e];
       }
-      norm::cluster_row_sum<CLUSTER>(sum_x, scratch, parity, slots, cluster_sums);
+      norm::cluster_row_sum<CLUSTER, ASYNC_SUMS>(sum_x, scratch, parity, slots, cluster_sums);
       st.mean = norm::mean_of(sum_x[0], d);
     }
     // g = dy * gamma for chunk i.
@@ -234,7 +234,7 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
         acc[2] = fmaf(g[e], dev, acc[2]);
       }
     }
-    norm::cluster_row_sum<CLUSTER>(acc, scratch, parity, slots, cluster_sums);
+    norm::cluster_row_sum<CLUSTER, ASYNC_SUMS>(acc, scratch, parity, slots, cluster_sums);
     walk.refill_previous(k);
     if (!saved) st.rstd = rsqrtf(norm::mean_of(acc[0], d) + eps);
     // dx = rstd * g - (rstd * mean(g) + xhat * rstd * mean(g * xhat)), as layernorm_bwd.
@@ -281,12 +281,12 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
 // layernorm_bwd_bulk_rows, then, where dgamma and dbeta are given, the reduce of both partial
 // rows by the same grid after one barrier (grid_reduce.cuh: a cooperative launch, grid_sync
 // zeroed once); else column_sum_pair<T> reduces them in a launch of its own.
-template <typename T, int ITEMS, int THREADS, int CLUSTER>
+template <typename T, int ITEMS, int THREADS, int CLUSTER, bool ASYNC_SUMS = true>
 __device__ __forceinline__ void layernorm_bwd_bulk_body(
     T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma, const T* dy,
     const float* mean, const float* rstd, int rows, int d, int x_stride, int dy_stride,
     int dx_stride, float eps, T* dgamma, T* dbeta, unsigned* grid_sync) {
-  layernorm_bwd_bulk_rows<T, ITEMS, THREADS, CLUSTER>(dx, dgamma_partial, dbeta_partial, x,
+  layernorm_bwd_bulk_rows<T, ITEMS, THREADS, CLUSTER, ASYNC_SUMS>(dx, dgamma_partial, dbeta_partial, x,
                                                       gamma, dy, mean, rstd, rows, d, x_stride,
                                                       dy_stride, dx_stride, eps);
   if (dgamma == nullptr || dbeta == nullptr || dgamma_partial == nullptr ||
@@ -333,15 +333,17 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
 // (C = gridDim.x / CLUSTER clusters) and writes that slice of partial row c, so the partial rows
 // are C, not gridDim.x. The grid must be a whole number of clusters (the launch fails otherwise);
 // the bulk path also needs d a multiple of CLUSTER chunks, and THREADS * ITEMS * VEC >= d / CLUSTER.
-// Dynamic shared memory: as above with d / CLUSTER for d.
-template <typename T, int ITEMS, int THREADS, int CLUSTER>
+// Dynamic shared memory: as above with d / CLUSTER for d. ASYNC_SUMS: how the cluster's blocks
+// exchange their row sums (cluster_sum.cuh): st.async into each other's shared memory (true), or
+// a cluster barrier a sum (false).
+template <typename T, int ITEMS, int THREADS, int CLUSTER, bool ASYNC_SUMS = true>
 __global__ void LADDER_CLUSTER_DIMS(CLUSTER)
     __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
     layernorm_bwd_bulk_cluster(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
                                const T* gamma, const T* dy, const float* mean, const float* rstd,
                                int rows, int d, int x_stride, int dy_stride, int dx_stride,
                                float eps, T* dgamma, T* dbeta, unsigned* grid_sync) {
-  norm::layernorm_bwd_bulk_body<T, ITEMS, THREADS, CLUSTER>(dx, dgamma_partial, dbeta_partial, x,
+  norm::layernorm_bwd_bulk_body<T, ITEMS, THREADS, CLUSTER, ASYNC_SUMS>(dx, dgamma_partial, dbeta_partial, x,
                                                             gamma, dy, mean, rstd, rows, d,
                                                             x_stride, dy_stride, dx_stride, eps,
                                                             dgamma, dbeta, grid_sync);

@@ -27,7 +27,7 @@ namespace norm {
 // and of their _cluster entries: with CLUSTER > 1 the cluster's blocks split each of its rows'
 // columns into CLUSTER equal slices, block rank r taking slice r, and add their row sums through
 // each other's shared memory (cluster_sum.cuh), as layernorm_bwd_bulk_cluster does.
-template <typename T, int ITEMS, int THREADS, bool FUSED, int CLUSTER>
+template <typename T, int ITEMS, int THREADS, bool FUSED, int CLUSTER, bool ASYNC_SUMS = true>
 __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partial, const T* x,
                                              const T* r, const T* w, const T* dy, const T* dh,
                                              int rows, int d, int x_stride, int r_stride,
@@ -85,7 +85,7 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
   __shared__ ClusterSlots<2> slots;
   int cluster_sums = 0;
 #if LADDER_CLUSTERS
-  cluster_slots_begin<CLUSTER>(slots);
+  cluster_slots_begin<CLUSTER, ASYNC_SUMS>(slots);
 #endif
   const int chunks = cols / kVec;
   if (static_cast<long long>(THREADS) * ITEMS < chunks) __trap();
@@ -155,7 +155,7 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
         sums[1] = fmaf(g[e], sv[e], sums[1]);
       }
     }
-    cluster_row_sum<CLUSTER>(sums, scratch, parity, slots, cluster_sums);
+    cluster_row_sum<CLUSTER, ASYNC_SUMS>(sums, scratch, parity, slots, cluster_sums);
     walk.refill_previous(k);
     const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
     const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
@@ -200,14 +200,14 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
 // rms_bwd_bulk_rows, then, where dw is given, the reduce of the partial rows into it by the same
 // grid (grid_reduce.cuh: a cooperative launch, grid_sync zeroed once); else column_sum<T> reduces
 // them in a launch of its own. Every block reaches the barrier, whichever path it took.
-template <typename T, int ITEMS, int THREADS, bool FUSED, int CLUSTER>
+template <typename T, int ITEMS, int THREADS, bool FUSED, int CLUSTER, bool ASYNC_SUMS = true>
 __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, const T* x,
                                              const T* r, const T* w, const T* dy, const T* dh,
                                              int rows, int d, int x_stride, int r_stride,
                                              int dy_stride, int dh_stride, int dx_stride,
                                              int dr_stride, float eps, float w_offset, T* dw,
                                              unsigned* grid_sync) {
-  rms_bwd_bulk_rows<T, ITEMS, THREADS, FUSED, CLUSTER>(dx, dr, dw_partial, x, r, w, dy, dh, rows,
+  rms_bwd_bulk_rows<T, ITEMS, THREADS, FUSED, CLUSTER, ASYNC_SUMS>(dx, dr, dw_partial, x, r, w, dy, dh, rows,
                                                        d, x_stride, r_stride, dy_stride,
                                                        dh_stride, dx_stride, dr_stride, eps,
                                                        w_offset);
@@ -240,14 +240,16 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
 // (r + 1) * d / CLUSTER) of rows c, c + C, ... (C = gridDim.x / CLUSTER clusters) and writes that
 // slice of partial row c (dw_partial: [C, d]). The grid must be a whole number of clusters; the
 // bulk path also needs d a multiple of CLUSTER chunks, and THREADS * ITEMS * VEC >= d / CLUSTER.
-// Dynamic shared memory: as above with d / CLUSTER for d.
-template <typename T, int ITEMS, int THREADS, int CLUSTER>
+// Dynamic shared memory: as above with d / CLUSTER for d. ASYNC_SUMS: how the cluster's blocks
+// exchange their row sums (cluster_sum.cuh): st.async into each other's shared memory (true), or
+// a cluster barrier a sum (false).
+template <typename T, int ITEMS, int THREADS, int CLUSTER, bool ASYNC_SUMS = true>
 __global__ void LADDER_CLUSTER_DIMS(CLUSTER)
     __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
     rmsnorm_bwd_bulk_cluster(T* dx, float* dw_partial, const T* x, const T* w, const T* dy,
                              int rows, int d, int x_stride, int dy_stride, int dx_stride,
                              float eps, float w_offset, T* dw, unsigned* grid_sync) {
-  norm::rms_bwd_bulk<T, ITEMS, THREADS, false, CLUSTER>(dx, nullptr, dw_partial, x, nullptr, w,
+  norm::rms_bwd_bulk<T, ITEMS, THREADS, false, CLUSTER, ASYNC_SUMS>(dx, nullptr, dw_partial, x, nullptr, w,
                                                         dy, nullptr, rows, d, x_stride, 0,
                                                         dy_stride, 0, dx_stride, 0, eps,
                                                         w_offset, dw, grid_sync);
@@ -269,7 +271,7 @@ __global__ void __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
 }
 
 // add_rmsnorm_bwd_bulk with each row split over a cluster, as rmsnorm_bwd_bulk_cluster.
-template <typename T, int ITEMS, int THREADS, int CLUSTER>
+template <typename T, int ITEMS, int THREADS, int CLUSTER, bool ASYNC_SUMS = true>
 __global__ void LADDER_CLUSTER_DIMS(CLUSTER)
     __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
     add_rmsnorm_bwd_bulk_cluster(T* dx, T* dr, float* dw_partial, const T* x, const T* r,
@@ -277,7 +279,7 @@ __global__ void LADDER_CLUSTER_DIMS(CLUSTER)
                                  int x_stride, int r_stride, int dy_stride, int dh_stride,
                                  int dx_stride, int dr_stride, float eps, float w_offset,
                                  T* dw, unsigned* grid_sync) {
-  norm::rms_bwd_bulk<T, ITEMS, THREADS, true, CLUSTER>(dx, dr, dw_partial, x, r, w, dy, dh, rows,
+  norm::rms_bwd_bulk<T, ITEMS, THREADS, true, CLUSTER, ASYNC_SUMS>(dx, dr, dw_partial, x, r, w, dy, dh, rows,
                                                        d, x_stride, r_stride, dy_stride,
                                                        dh_stride, dx_stride, dr_stride, eps,
                                                        w_offset, dw, grid_sync);

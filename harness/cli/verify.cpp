@@ -200,6 +200,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"weight", "gemma"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}, {"weight", "none"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"cluster_exchange", "barrier"}, {"bulk_grid", "3"}},
             // reduce=grid: dw reduced by the bulk kernel after a grid-wide barrier; on either
             // path (odd strides: element-wise), three blocks, and clusters.
             {{"schedule", "bulk"}, {"reduce", "grid"}},
@@ -226,6 +227,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"dh", "1"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"write_dr", "0"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"cluster_exchange", "barrier"}, {"dh", "1"}},
             // reduce=grid: as rmsnorm_bwd's.
             {{"schedule", "bulk"}, {"reduce", "grid"}, {"dh", "1"}},
             {{"schedule", "bulk"}, {"reduce", "grid"}, {"strided", "odd"}, {"write_dr", "0"}},
@@ -252,13 +254,16 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"bulk_grid", "3"}},
             {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"stats", "recompute"}},
             // bulk_cluster: each row split over a cluster of two blocks, which add their row
-            // sums through each other's shared memory; three clusters walking many rows each;
-            // odd strides take the element-wise path in each cluster's first block.
+            // sums through each other's shared memory (either exchange: auto's is barrier for
+            // fp32, async otherwise); three clusters walking many rows each; odd strides take the
+            // element-wise path in each cluster's first block.
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"stats", "recompute"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"affine", "0"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"strided", "odd"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"strided", "1"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"cluster_exchange", "async"}, {"stats", "recompute"}},
+            {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"cluster_exchange", "barrier"}, {"bulk_grid", "3"}},
             // reduce=grid: dgamma and dbeta reduced by the bulk kernel after one grid-wide
             // barrier, as rmsnorm_bwd's.
             {{"schedule", "bulk"}, {"reduce", "grid"}},

@@ -169,8 +169,16 @@ std::vector<KernelRef> all_specializations() {
                 v.erase("shift");
                 v["bulk_items"] = items;
                 v["bulk_threads"] = threads;
-                if (cluster != "1") v["bulk_cluster"] = cluster;
-                out.push_back({e.name, dt, v});
+                if (cluster == "1") {
+                  out.push_back({e.name, dt, v});
+                  continue;
+                }
+                // Clusters exchange their row sums in either of two builds (ASYNC_SUMS).
+                v["bulk_cluster"] = cluster;
+                for (const char* exchange : {"async", "barrier"}) {
+                  v["cluster_exchange"] = exchange;
+                  out.push_back({e.name, dt, v});
+                }
               }
           continue;
         }

@@ -163,12 +163,14 @@ std::int64_t partial_rows_of(const RowGeometry& g, const BulkPlan& bulk) {
   return g.blocks / bulk.cluster;
 }
 
-// The bulk kernel's entry; a plan with clusters takes its _cluster entry, with their size last.
+// The bulk kernel's entry; a plan with clusters takes its _cluster entry, with their size last
+// (and `false` after it where the cluster's blocks exchange their sums through a barrier).
 std::string bulk_entry(const std::string& kernel, DType dt, const BulkPlan& bulk) {
+  const std::string cluster = bulk.cluster == 1 ? ""
+                              : ", " + std::to_string(bulk.cluster) + (bulk.async_sums ? "" : ", false");
   return "ladder::" + kernel + (bulk.cluster > 1 ? "_cluster" : "") + "<" +
          dtype_template_name(dt) + ", " + std::to_string(bulk.items) + ", " +
-         std::to_string(bulk.threads) +
-         (bulk.cluster > 1 ? ", " + std::to_string(bulk.cluster) : "") + ">";
+         std::to_string(bulk.threads) + cluster + ">";
 }
 
 // The final reduce of one weight gradient: out[c] = sum of `parts` partial rows. programmatic:

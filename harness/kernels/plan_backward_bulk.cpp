@@ -28,6 +28,13 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   const std::string cluster_key = v.get("bulk_cluster", "auto", {"auto", "1", "2"});
   if (cluster_key != "auto" && schedule != "bulk")
     fail(op, "bulk_cluster=" + cluster_key + " needs schedule=bulk");
+  // cluster_exchange: how a cluster's blocks exchange their row sums (kernels/cluster_sum.cuh):
+  // async (st.async into each other's shared memory) or barrier (a cluster barrier a sum). auto:
+  // async, but barrier for layernorm_bwd fp32, the one plan async measured slower (call 214,
+  // reports/h200/bench-cluster-async-214.txt, two rounds, cold: 1024x16384 74.8-75.2 us against
+  // 70.4-70.7; every other cluster plan faster, by 4-19%).
+  const std::string exchange_key =
+      v.get("cluster_exchange", "auto", {"auto", "async", "barrier"});
   BulkPlan plan;
   const std::int64_t row_chunk_count = row_chunks(elem_size, s.d, false);
   // auto: where the register kernel streams its rows (wider than 512 threads x 16 values), on the
@@ -65,10 +72,12 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   const bool taken_by_auto = schedule == "auto" && auto_free && g.streams &&
                              device.compute_capability >= 90 && rows_on_path &&
                              row_chunk_count <= 4 * 1024;
-  if (schedule != "bulk" && !taken_by_auto) {
-    plan.cluster = 1;
-    return plan;
-  }
+  if (schedule != "bulk" && !taken_by_auto) plan.cluster = 1;
+  if (exchange_key != "auto" && plan.cluster == 1)
+    fail(op, "cluster_exchange=" + exchange_key + " needs rows split over a cluster (bulk_cluster=2)");
+  plan.async_sums = exchange_key != "auto" ? exchange_key == "async"
+                                           : !(op == "layernorm_bwd" && elem_size == 4);
+  if (schedule != "bulk" && !taken_by_auto) return plan;
   require_bulk_copies(op, device);
   plan.bulk = true;
   // ITEMS: pinned, or one chunk a thread up to 1024 chunks, else four (512 threads up to 2048

@@ -253,6 +253,9 @@ struct BulkPlan {
   // entries); 1: a block takes whole rows, and in every plan without bulk. The grid is a whole
   // number of clusters.
   int cluster = 1;
+  // How a cluster's blocks exchange their row sums (the _cluster entries' ASYNC_SUMS): st.async
+  // into each other's shared memory, or a cluster barrier a sum.
+  bool async_sums = true;
   std::uint32_t shared_bytes = 0;
 };
 inline constexpr int kBulkMaxStages = 8;  // norm::kMaxBulkStages
