@@ -132,11 +132,17 @@ TEST_CASE("rmsnorm_bwd and add_rmsnorm_bwd: the same split, one dw partial row a
   CHECK(three.front().entry == "ladder::rmsnorm_bwd_bulk_cluster<__nv_bfloat16, 1, 1024, 2>");
   CHECK(three.front().grid[0] == 6);
   CHECK(dw_parts(three) == 3.0);
-  // 2048 chunks: one block a row. So also rmsnorm_bwd fp32 at 4096, whose single sum fits one
-  // block's registers and which the H200 measured slower split.
+  // 2048 chunks: one block a row.
   CHECK(plan("rmsnorm_bwd", DType::BF16, 2048, 16384).front().entry ==
         "ladder::rmsnorm_bwd_bulk<__nv_bfloat16, 4, 512>");
-  CHECK(plan("rmsnorm_bwd", DType::F32, 1024, 16384).front().entry == "ladder::rmsnorm_bwd_bulk<float, 4, 1024>");
+  // rmsnorm_bwd fp32 at 4096 chunks splits too (faster with the st.async exchange, call 215),
+  // and bulk_cluster=1 keeps one block.
+  const auto f32 = plan("rmsnorm_bwd", DType::F32, 1024, 16384);
+  CHECK(f32.front().entry == "ladder::rmsnorm_bwd_bulk_cluster<float, 4, 512, 2>");
+  CHECK(dw_parts(f32) == 66.0);
+  CHECK(plan("rmsnorm_bwd", DType::F32, 1024, 16384, {{"schedule", "bulk"}, {"bulk_cluster", "1"}})
+            .front()
+            .entry == "ladder::rmsnorm_bwd_bulk<float, 4, 1024>");
 }
 
 TEST_CASE("cluster_exchange: st.async but for layernorm_bwd fp32, pinned only with clusters", "[kernels]") {

@@ -32,7 +32,8 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   // async (st.async into each other's shared memory) or barrier (a cluster barrier a sum). auto:
   // async, but barrier for layernorm_bwd fp32, the one plan async measured slower (call 214,
   // reports/h200/bench-cluster-async-214.txt, two rounds, cold: 1024x16384 74.8-75.2 us against
-  // 70.4-70.7; every other cluster plan faster, by 4-19%).
+  // 70.4-70.7, as calls 180 and 209 read the barrier form; every other cluster plan faster, by
+  // 4-19%). Call 215 read the reverse on another machine (74.2-74.3 against 77.3-78.2).
   const std::string exchange_key =
       v.get("cluster_exchange", "auto", {"auto", "async", "barrier"});
   BulkPlan plan;
@@ -55,11 +56,13 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   // against 91.4-91.8, bf16 183.1-183.2 against 86.7-87.2, fp32 1024x16384 80.9-81.2 against
   // 70.3-70.8; rmsnorm_bwd bf16 1024x32768 94.4-95.6 against 80.9-81.0; add_rmsnorm_bwd bf16
   // 149.5-149.8 against 127.8-128.8 (with dh 385.7-386.1 against 163.5-164.9), fp32
-  // 120.6-121.0 against 115.7-116.8. Not rmsnorm_bwd fp32, whose single sum of 16 values a
-  // thread fits one block: 72.0-72.9 against 79.1-80.6. Where one block holds the row in 512
-  // threads (bf16 d = 16384) two lost (layernorm_bwd 74.2 against 110.4-110.6 us).
-  const bool splits = row_chunk_count > 2048 && row_chunk_count % 2 == 0 &&
-                      !(op == "rmsnorm_bwd" && elem_size == 4);
+  // 120.6-121.0 against 115.7-116.8. rmsnorm_bwd fp32, whose single sum of 16 values a thread
+  // fits one block, measured faster in one (72.0-72.9 against 79.1-80.6) while the cluster's
+  // blocks met at a cluster barrier a row; with the st.async exchange (cluster_exchange) two
+  // blocks took 66.0 us against one's 74.2 (call 215, reports/h200/bench-cluster-plans-215.txt).
+  // Where one block holds the row in 512 threads (bf16 d = 16384) two lost (layernorm_bwd 74.2
+  // against 110.4-110.6 us; rmsnorm_bwd with the st.async exchange 77.5 against 67.3, call 215).
+  const bool splits = row_chunk_count > 2048 && row_chunk_count % 2 == 0;
   plan.cluster = cluster_key != "auto" ? std::stoi(cluster_key) : splits ? 2 : 1;
   // A block's slice of the row: the whole row, or 1 / cluster of it.
   const std::int64_t cols = s.d / plan.cluster;
