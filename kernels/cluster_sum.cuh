@@ -38,9 +38,10 @@ namespace norm {
 // add_rmsnorm_bwd 112.8-114.2 against 129.2-130.8 (fp32 1024x16384 104.9-105.0 against
 // 117.0-117.3), layernorm_bwd bf16 84.3-84.5 against 87.7-88.3 (f16 83.8-84.4 against 92.1-92.3);
 // Nsight Compute's membar stalls of rmsnorm_bwd's kernel fell from 37 k cycles a warp to 2.5 k,
-// and its duration from 72.5 to 61.9 us (calls 213-214). Only layernorm_bwd fp32 1024x16384 was
-// slower (74.8-75.2 against 70.4-70.7; call 215 read the reverse on another machine, 74.2-74.3
-// against 77.3-78.2), and there the planner's auto keeps the barrier.
+// and its duration from 72.5 to 61.9 us (calls 213-214). Only at layernorm_bwd fp32 1024x16384
+// do the machines disagree: async reads 73.7-75.2 us on each, the barrier 70.4-70.7 on some
+// (call 214) and 77.3-79.1 on others (calls 215-216, whose Nsight Compute put 37 k cycles a
+// warp of membar stalls on it). The planner's auto takes async.
 // Two sets, used in turn in either form.
 constexpr int kMaxClusterRanks = 4;
 

@@ -193,7 +193,7 @@ TEST_CASE("schedule=bulk for layernorm_bwd: x and dy staged whole, one partial r
   CHECK(auto_entry(DType::BF16, 2048, 16384) == "ladder::layernorm_bwd_bulk<__nv_bfloat16, 4, 512>");
   // (Rows of more than 2048 chunks split over a cluster of two blocks: test_cluster_plans.cpp.)
   CHECK(auto_entry(DType::F16, 7, 32768) == "ladder::layernorm_bwd_bulk_cluster<__half, 4, 512, 2>");
-  CHECK(auto_entry(DType::F32, 1024, 16384) == "ladder::layernorm_bwd_bulk_cluster<float, 4, 512, 2, false>");
+  CHECK(auto_entry(DType::F32, 1024, 16384) == "ladder::layernorm_bwd_bulk_cluster<float, 4, 512, 2>");
   CHECK(auto_entry(DType::BF16, 2048, 16384, {{"stats", "recompute"}, {"affine", "0"}}) ==
         "ladder::layernorm_bwd_bulk<__nv_bfloat16, 4, 512>");
   // Not where its path is closed (rows off the grid, d past 4096 chunks, before sm_90), nor where

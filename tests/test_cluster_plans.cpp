@@ -55,9 +55,9 @@ TEST_CASE("layernorm_bwd: auto splits rows of more than 2048 chunks over cluster
   CHECK(L.grid[0] == 132);  // 66 clusters of two
   CHECK(L.shared_bytes == 3u * 2 * 16384 * 2 + 16384 * 2);
   check_partials(wide, 66);
-  // fp32 d = 16384 is as many chunks: the same split (its sums exchanged through a barrier).
+  // fp32 d = 16384 is as many chunks: the same split.
   const auto f32 = layernorm_bwd(DType::F32, 1024, 16384);
-  CHECK(f32.front().entry == "ladder::layernorm_bwd_bulk_cluster<float, 4, 512, 2, false>");
+  CHECK(f32.front().entry == "ladder::layernorm_bwd_bulk_cluster<float, 4, 512, 2>");
   check_partials(f32, 66);
   // Fewer rows than clusters: a cluster a row.
   const auto few = layernorm_bwd(DType::BF16, 7, 32768);
@@ -145,23 +145,24 @@ TEST_CASE("rmsnorm_bwd and add_rmsnorm_bwd: the same split, one dw partial row a
             .entry == "ladder::rmsnorm_bwd_bulk<float, 4, 1024>");
 }
 
-TEST_CASE("cluster_exchange: st.async but for layernorm_bwd fp32, pinned only with clusters", "[kernels]") {
+TEST_CASE("cluster_exchange: st.async by default, a barrier when pinned, only with clusters", "[kernels]") {
   ladder::register_builtin_oracles();
   auto entry = [](const std::string& op, DType dt, std::int64_t rows, std::int64_t d,
                   std::map<std::string, std::string> v = {}) {
     return plan_checked({op, dt, v}, {{"rows", rows}, {"d", d}}).front().entry;
   };
-  // auto: async (the entries' default) everywhere but layernorm_bwd fp32, which call 214
-  // measured faster with a cluster barrier a sum.
+  // auto: async, the entries' default (no trailing template argument).
   CHECK(entry("layernorm_bwd", DType::BF16, 1024, 32768) ==
         "ladder::layernorm_bwd_bulk_cluster<__nv_bfloat16, 4, 512, 2>");
   CHECK(entry("layernorm_bwd", DType::F32, 1024, 16384) ==
-        "ladder::layernorm_bwd_bulk_cluster<float, 4, 512, 2, false>");
+        "ladder::layernorm_bwd_bulk_cluster<float, 4, 512, 2>");
   CHECK(entry("add_rmsnorm_bwd", DType::F32, 1024, 16384) ==
         "ladder::add_rmsnorm_bwd_bulk_cluster<float, 4, 512, 2>");
   // Pinned either way.
   CHECK(entry("layernorm_bwd", DType::F32, 1024, 16384, {{"cluster_exchange", "async"}}) ==
         "ladder::layernorm_bwd_bulk_cluster<float, 4, 512, 2>");
+  CHECK(entry("layernorm_bwd", DType::F32, 1024, 16384, {{"cluster_exchange", "barrier"}}) ==
+        "ladder::layernorm_bwd_bulk_cluster<float, 4, 512, 2, false>");
   CHECK(entry("rmsnorm_bwd", DType::BF16, 1024, 32768, {{"cluster_exchange", "barrier"}}) ==
         "ladder::rmsnorm_bwd_bulk_cluster<__nv_bfloat16, 4, 512, 2, false>");
   CHECK(entry("add_rmsnorm_bwd", DType::BF16, 67, 4096,

@@ -254,9 +254,9 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"bulk_grid", "3"}},
             {{"schedule", "bulk"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"stats", "recompute"}},
             // bulk_cluster: each row split over a cluster of two blocks, which add their row
-            // sums through each other's shared memory (either exchange: auto's is barrier for
-            // fp32, async otherwise); three clusters walking many rows each; odd strides take the
-            // element-wise path in each cluster's first block.
+            // sums through each other's shared memory (either exchange: auto's st.async, or a
+            // barrier); three clusters walking many rows each; odd strides take the element-wise
+            // path in each cluster's first block.
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"stats", "recompute"}},
             {{"schedule", "bulk"}, {"bulk_cluster", "2"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"affine", "0"}},

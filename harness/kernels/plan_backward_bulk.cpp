@@ -30,10 +30,11 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
     fail(op, "bulk_cluster=" + cluster_key + " needs schedule=bulk");
   // cluster_exchange: how a cluster's blocks exchange their row sums (kernels/cluster_sum.cuh):
   // async (st.async into each other's shared memory) or barrier (a cluster barrier a sum). auto:
-  // async, but barrier for layernorm_bwd fp32, the one plan async measured slower (call 214,
-  // reports/h200/bench-cluster-async-214.txt, two rounds, cold: 1024x16384 74.8-75.2 us against
-  // 70.4-70.7, as calls 180 and 209 read the barrier form; every other cluster plan faster, by
-  // 4-19%). Call 215 read the reverse on another machine (74.2-74.3 against 77.3-78.2).
+  // async, measured faster at every cluster plan by 4-19% (call 214,
+  // reports/h200/bench-cluster-async-214.txt, two rounds, cold) but layernorm_bwd fp32
+  // 1024x16384, where the machines disagree: async reads 73.7-75.2 us on each (calls 214-216),
+  // the barrier 70.4-70.7 on some (calls 180, 209, 214) and 77.3-79.1 on others (calls 215-216,
+  // bench-cluster-plans-215.txt and bench-fp32-clusters-216.txt, two rounds each).
   const std::string exchange_key =
       v.get("cluster_exchange", "auto", {"auto", "async", "barrier"});
   BulkPlan plan;
@@ -59,7 +60,8 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   // 120.6-121.0 against 115.7-116.8. rmsnorm_bwd fp32, whose single sum of 16 values a thread
   // fits one block, measured faster in one (72.0-72.9 against 79.1-80.6) while the cluster's
   // blocks met at a cluster barrier a row; with the st.async exchange (cluster_exchange) two
-  // blocks took 66.0 us against one's 74.2 (call 215, reports/h200/bench-cluster-plans-215.txt).
+  // blocks took 66.0 us against one's 74.2 (call 215, reports/h200/bench-cluster-plans-215.txt)
+  // and 67.1-67.7 against 73.8-74.1 (call 216, bench-fp32-clusters-216.txt, two rounds).
   // Where one block holds the row in 512 threads (bf16 d = 16384) two lost (layernorm_bwd 74.2
   // against 110.4-110.6 us; rmsnorm_bwd with the st.async exchange 77.5 against 67.3, call 215).
   const bool splits = row_chunk_count > 2048 && row_chunk_count % 2 == 0;
@@ -78,8 +80,7 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   if (schedule != "bulk" && !taken_by_auto) plan.cluster = 1;
   if (exchange_key != "auto" && plan.cluster == 1)
     fail(op, "cluster_exchange=" + exchange_key + " needs rows split over a cluster (bulk_cluster=2)");
-  plan.async_sums = exchange_key != "auto" ? exchange_key == "async"
-                                           : !(op == "layernorm_bwd" && elem_size == 4);
+  plan.async_sums = exchange_key != "barrier";
   if (schedule != "bulk" && !taken_by_auto) return plan;
   require_bulk_copies(op, device);
   plan.bulk = true;
