@@ -75,15 +75,26 @@ __device__ __forceinline__ void bulk_copy_row(void* dst, const void* src, unsign
   bulk_copy(dst, src, bytes, bar);
 }
 
-// Spins until the barrier's phase of this parity has completed.
+// Spins until the barrier's phase of this parity has completed, acquiring at CTA scope (the
+// default, enough for this block's own bulk copies) or, with CLUSTER_SCOPE, at cluster scope:
+// what other blocks of its cluster stored into it (cluster_sum.cuh).
+template <bool CLUSTER_SCOPE = false>
 __device__ __forceinline__ void bulk_wait(unsigned long long* bar, unsigned parity) {
   unsigned done = 0;
   while (!done) {
-    asm volatile(
-        "{ .reg .pred p;\n"
-        "  mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "  selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(shared_address(bar)), "r"(parity)
-        : "memory");
+    if constexpr (CLUSTER_SCOPE) {
+      asm volatile(
+          "{ .reg .pred p;\n"
+          "  mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+          "  selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(shared_address(bar)), "r"(parity)
+          : "memory");
+    } else {
+      asm volatile(
+          "{ .reg .pred p;\n"
+          "  mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+          "  selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(shared_address(bar)), "r"(parity)
+          : "memory");
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 // never launches with clusters, compile without it).
 #pragma once
 
+#include "bulk_copy.cuh"
 #include "norm_common.cuh"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -89,17 +90,19 @@ __device__ __forceinline__ void cluster_store_async(unsigned remote, float v, un
                ::"r"(remote), "r"(__float_as_uint(v)), "r"(remote_bar) : "memory");
 }
 
-// Spins until this block's mbarrier has completed the phase of this parity, acquiring at cluster
-// scope what the other blocks stored into it.
-__device__ __forceinline__ void cluster_wait(unsigned long long* bar, unsigned parity) {
-  unsigned done = 0;
-  while (!done) {
-    asm volatile(
-        "{ .reg .pred p;\n"
-        "  mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-        "  selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(shared_address(bar)), "r"(parity)
-        : "memory");
+// v becomes the sum over the ranks r of the cluster of total(r, k), added in rank order.
+template <int CLUSTER, int N, typename Total>
+__device__ __forceinline__ void add_in_rank_order(float (&v)[N], Total&& total) {
+  float sum[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) sum[k] = 0.f;
+#pragma unroll
+  for (unsigned r = 0; r < CLUSTER; ++r) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) sum[k] += total(r, k);
   }
+#pragma unroll
+  for (int k = 0; k < N; ++k) v[k] = sum[k];
 }
 
 // Before the first cluster_sum of the async form: the mbarriers initialized, and every block's
@@ -112,7 +115,7 @@ __device__ __forceinline__ void cluster_slots_begin(ClusterSlots<M>& slots) {
       for (int p = 0; p < 2; ++p)
         asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(&slots.landed[p]))
                      : "memory");
-      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+      bulk_barrier_init_fence();
     }
     cluster_barrier();
   }
@@ -134,23 +137,13 @@ __device__ __forceinline__ void cluster_sum(float (&v)[N], ClusterSlots<M>& slot
       for (int k = 0; k < N; ++k) slots.v[set][0][k] = v[k];
     }
     cluster_barrier();
-    float total[N];
-#pragma unroll
-    for (int k = 0; k < N; ++k) total[k] = 0.f;
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) {
-#pragma unroll
-      for (int k = 0; k < N; ++k) total[k] += cluster_load(&slots.v[set][0][k], r);
-    }
-#pragma unroll
-    for (int k = 0; k < N; ++k) v[k] = total[k];
+    add_in_rank_order<CLUSTER>(
+        v, [&](unsigned r, int k) { return cluster_load(&slots.v[set][0][k], r); });
     return;
   }
   const unsigned rank = cluster_rank();
   if (threadIdx.x == 0) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-                 ::"r"(shared_address(&slots.landed[set])), "r"((CLUSTER - 1) * N * 4)
-                 : "memory");
+    bulk_arrive_expect(&slots.landed[set], (CLUSTER - 1) * N * 4);
 #pragma unroll
     for (unsigned r = 0; r < CLUSTER; ++r) {
       if (r == rank) continue;
@@ -160,17 +153,9 @@ __device__ __forceinline__ void cluster_sum(float (&v)[N], ClusterSlots<M>& slot
         cluster_store_async(cluster_address(&slots.v[set][rank][k], r), v[k], bar);
     }
   }
-  cluster_wait(&slots.landed[set], parity);
-  float total[N];
-#pragma unroll
-  for (int k = 0; k < N; ++k) total[k] = 0.f;
-#pragma unroll
-  for (unsigned r = 0; r < CLUSTER; ++r) {
-#pragma unroll
-    for (int k = 0; k < N; ++k) total[k] += r == rank ? v[k] : slots.v[set][r][k];
-  }
-#pragma unroll
-  for (int k = 0; k < N; ++k) v[k] = total[k];
+  bulk_wait<true>(&slots.landed[set], parity);
+  add_in_rank_order<CLUSTER>(
+      v, [&](unsigned r, int k) { return r == rank ? v[k] : slots.v[set][r][k]; });
 }
 #endif
 
