@@ -286,9 +286,9 @@ __device__ __forceinline__ void layernorm_bwd_bulk_body(
     T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma, const T* dy,
     const float* mean, const float* rstd, int rows, int d, int x_stride, int dy_stride,
     int dx_stride, float eps, T* dgamma, T* dbeta, unsigned* grid_sync) {
-  layernorm_bwd_bulk_rows<T, ITEMS, THREADS, CLUSTER, ASYNC_SUMS>(dx, dgamma_partial, dbeta_partial, x,
-                                                      gamma, dy, mean, rstd, rows, d, x_stride,
-                                                      dy_stride, dx_stride, eps);
+  layernorm_bwd_bulk_rows<T, ITEMS, THREADS, CLUSTER, ASYNC_SUMS>(
+      dx, dgamma_partial, dbeta_partial, x, gamma, dy, mean, rstd, rows, d, x_stride, dy_stride,
+      dx_stride, eps);
   if (dgamma == nullptr || dbeta == nullptr || dgamma_partial == nullptr ||
       dbeta_partial == nullptr)
     return;
@@ -343,10 +343,9 @@ __global__ void LADDER_CLUSTER_DIMS(CLUSTER)
                                const T* gamma, const T* dy, const float* mean, const float* rstd,
                                int rows, int d, int x_stride, int dy_stride, int dx_stride,
                                float eps, T* dgamma, T* dbeta, unsigned* grid_sync) {
-  norm::layernorm_bwd_bulk_body<T, ITEMS, THREADS, CLUSTER, ASYNC_SUMS>(dx, dgamma_partial, dbeta_partial, x,
-                                                            gamma, dy, mean, rstd, rows, d,
-                                                            x_stride, dy_stride, dx_stride, eps,
-                                                            dgamma, dbeta, grid_sync);
+  norm::layernorm_bwd_bulk_body<T, ITEMS, THREADS, CLUSTER, ASYNC_SUMS>(
+      dx, dgamma_partial, dbeta_partial, x, gamma, dy, mean, rstd, rows, d, x_stride, dy_stride,
+      dx_stride, eps, dgamma, dbeta, grid_sync);
 }
 
 }  // namespace ladder

@@ -207,10 +207,9 @@ __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, co
                                              int dy_stride, int dh_stride, int dx_stride,
                                              int dr_stride, float eps, float w_offset, T* dw,
                                              unsigned* grid_sync) {
-  rms_bwd_bulk_rows<T, ITEMS, THREADS, FUSED, CLUSTER, ASYNC_SUMS>(dx, dr, dw_partial, x, r, w, dy, dh, rows,
-                                                       d, x_stride, r_stride, dy_stride,
-                                                       dh_stride, dx_stride, dr_stride, eps,
-                                                       w_offset);
+  rms_bwd_bulk_rows<T, ITEMS, THREADS, FUSED, CLUSTER, ASYNC_SUMS>(
+      dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride, r_stride, dy_stride, dh_stride,
+      dx_stride, dr_stride, eps, w_offset);
   if (dw == nullptr || dw_partial == nullptr) return;
   grid_barrier(grid_sync);
   grid_column_reduce(dw, dw_partial, static_cast<int>(gridDim.x) / CLUSTER, d, d);
@@ -249,10 +248,9 @@ __global__ void LADDER_CLUSTER_DIMS(CLUSTER)
     rmsnorm_bwd_bulk_cluster(T* dx, float* dw_partial, const T* x, const T* w, const T* dy,
                              int rows, int d, int x_stride, int dy_stride, int dx_stride,
                              float eps, float w_offset, T* dw, unsigned* grid_sync) {
-  norm::rms_bwd_bulk<T, ITEMS, THREADS, false, CLUSTER, ASYNC_SUMS>(dx, nullptr, dw_partial, x, nullptr, w,
-                                                        dy, nullptr, rows, d, x_stride, 0,
-                                                        dy_stride, 0, dx_stride, 0, eps,
-                                                        w_offset, dw, grid_sync);
+  norm::rms_bwd_bulk<T, ITEMS, THREADS, false, CLUSTER, ASYNC_SUMS>(
+      dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows, d, x_stride, 0, dy_stride, 0,
+      dx_stride, 0, eps, w_offset, dw, grid_sync);
 }
 
 // add_rmsnorm_bwd's arguments and results; a stage holds rows of x, r, dy and dh (where given):
@@ -279,10 +277,9 @@ __global__ void LADDER_CLUSTER_DIMS(CLUSTER)
                                  int x_stride, int r_stride, int dy_stride, int dh_stride,
                                  int dx_stride, int dr_stride, float eps, float w_offset,
                                  T* dw, unsigned* grid_sync) {
-  norm::rms_bwd_bulk<T, ITEMS, THREADS, true, CLUSTER, ASYNC_SUMS>(dx, dr, dw_partial, x, r, w, dy, dh, rows,
-                                                       d, x_stride, r_stride, dy_stride,
-                                                       dh_stride, dx_stride, dr_stride, eps,
-                                                       w_offset, dw, grid_sync);
+  norm::rms_bwd_bulk<T, ITEMS, THREADS, true, CLUSTER, ASYNC_SUMS>(
+      dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride, r_stride, dy_stride, dh_stride,
+      dx_stride, dr_stride, eps, w_offset, dw, grid_sync);
 }
 
 }  // namespace ladder
