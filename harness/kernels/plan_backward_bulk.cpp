@@ -77,11 +77,12 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   const bool taken_by_auto = schedule == "auto" && auto_free && g.streams &&
                              device.compute_capability >= 90 && rows_on_path &&
                              row_chunk_count <= 4 * 1024;
-  if (schedule != "bulk" && !taken_by_auto) plan.cluster = 1;
+  const bool taken = schedule == "bulk" || taken_by_auto;
+  if (!taken) plan.cluster = 1;
   if (exchange_key != "auto" && plan.cluster == 1)
     fail(op, "cluster_exchange=" + exchange_key + " needs rows split over a cluster (bulk_cluster=2)");
   plan.async_sums = exchange_key != "barrier";
-  if (schedule != "bulk" && !taken_by_auto) return plan;
+  if (!taken) return plan;
   require_bulk_copies(op, device);
   plan.bulk = true;
   // ITEMS: pinned, or one chunk a thread up to 1024 chunks, else four (512 threads up to 2048
