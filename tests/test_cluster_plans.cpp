@@ -177,4 +177,8 @@ TEST_CASE("cluster_exchange: st.async by default, a barrier when pinned, only wi
                   std::invalid_argument);
   CHECK_THROWS_AS(entry("layernorm_bwd", DType::F16, 1024, 32768, {{"cluster_exchange", "dsmem"}}),
                   std::invalid_argument);
+  // Rows auto would split, but off the bulk path (odd strides): no cluster, so refused too.
+  CHECK_THROWS_AS(entry("layernorm_bwd", DType::F16, 1024, 32768,
+                        {{"strided", "odd"}, {"cluster_exchange", "barrier"}}),
+                  std::invalid_argument);
 }
