@@ -73,7 +73,7 @@ __device__ __forceinline__ void grid_column_reduce(T* out, const float* partial,
                                                    int partial_stride) {
   extern __shared__ uint4 grid_reduce_join[];
   const unsigned join_bytes = dynamic_shared_bytes();
-  const bool four = d % 4 == 0 && partial_stride % 4 == 0 && offset_in_chunk(partial) == 0;
+  const bool four = partial_rows_take_chunks(partial, d, partial_stride);
   const int join_row_bytes = (four ? column_join_row<4>() : column_join_row<1>()) * 4;
   const int slices = max(1, min(static_cast<int>(blockDim.x) / kColumnSumThreads,
                                 static_cast<int>(join_bytes) / join_row_bytes));
