@@ -182,8 +182,9 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
       if (want_dw) dw_sums.add(0, i, contrib);
       const bool inside = (pr.inside & (1u << i)) != 0;
       // The rolled edge store: the unrolled one's registers spill (ptxas).
-      store_chunk<T, false, Edge::Rolled>(dxr, pr.column(i), d, pr.vec, g, inside);
-      if (drr != nullptr) store_chunk<T, false, Edge::Rolled>(drr, pr.column(i), d, pr.vec, g, inside);
+      store_chunk<T, false, Edge::Rolled, true>(dxr, pr.column(i), d, pr.vec, g, inside);
+      if (drr != nullptr)
+        store_chunk<T, false, Edge::Rolled, true>(drr, pr.column(i), d, pr.vec, g, inside);
     }
   }
   if (want_dw) {
@@ -300,8 +301,8 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
         sums.add(1, i, dyv);
       }
       // The rolled edge store: the unrolled one's registers spill (ptxas).
-      store_chunk<T, false, Edge::Rolled>(dxr, pr.column(i), d, pr.vec, g,
-                                          (pr.inside & (1u << i)) != 0);
+      store_chunk<T, false, Edge::Rolled, true>(dxr, pr.column(i), d, pr.vec, g,
+                                                (pr.inside & (1u << i)) != 0);
     }
   }
   if (want_partials) {

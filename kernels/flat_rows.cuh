@@ -136,7 +136,8 @@ __device__ __forceinline__ void flat_store_scaled(const FlatRoles<T, R>& roles, 
       Elem<T>::unpack(c(k), v);
 #pragma unroll
       for (int j = 0; j < F::kVec; ++j) v[j] = v[j] * inv[k] * win[j - R * k + F::kLow];
-      *reinterpret_cast<uint4*>(seg + flat_offset<T, R>(roles.t, k, roles.span)) = Elem<T>::pack(v);
+      // One 16-byte store (store_16_bytes): written plainly, the compiler split it in four.
+      store_16_bytes(seg + flat_offset<T, R>(roles.t, k, roles.span), Elem<T>::pack(v));
     }
   } else if (roles.edge) {
     float v[F::kVec];
@@ -144,8 +145,8 @@ __device__ __forceinline__ void flat_store_scaled(const FlatRoles<T, R>& roles, 
 #pragma unroll
     for (int j = 0; j < F::kVec; ++j)
       v[j] = v[j] * flat_pick(inv, FlatPlace<T, R>(roles.edge_t, roles.edge_k, j, d).row) * win[j];
-    *reinterpret_cast<uint4*>(seg + flat_offset<T, R>(roles.edge_t, roles.edge_k, roles.span)) =
-        Elem<T>::pack(v);
+    store_16_bytes(seg + flat_offset<T, R>(roles.edge_t, roles.edge_k, roles.span),
+                   Elem<T>::pack(v));
   }
 }
 

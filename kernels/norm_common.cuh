@@ -140,6 +140,18 @@ __device__ __forceinline__ RowAccess row_access(const void* const* rows, int cou
   return a;
 }
 
+// One 16-byte global store (st.global.v4, the default cache policy) to a 16-byte aligned p.
+// Written as `*reinterpret_cast<uint4*>(row + c0) = v`, the compiler split the store into four
+// 32-bit stores wherever it could not see that row + c0 is 16-byte aligned (the phase kernels'
+// rows off the 16-byte grid: Nsight Compute, call 217), four times the store instructions and
+// requests of the aligned kernels. The "memory" clobber keeps it ordered with the loads and
+// stores around it, as a plain store to a pointer that may alias them is.
+__device__ __forceinline__ void store_16_bytes(void* p, const uint4& v) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(__cvta_generic_to_global(p)),
+               "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+
 // How store_chunk writes a chunk that is not whole on the 16-byte path. Its warp waits for its
 // slowest lane, and a block, at the row's barrier, for its slowest warp, so an edge lane's loop
 // holds up every thread of the block. Chosen per kernel by measurement (call 77,
@@ -156,7 +168,11 @@ enum class Edge {
 // so neighbouring rows, row padding and redzones stay untouched.
 // known_inside: the caller knows the chunk is whole and on the 16-byte path (tile_interior); a
 // literal true there (with_inside_copy) folds the test away.
-template <typename T, bool EVICT_FIRST = false, Edge EDGE = Edge::Rolled>
+// ONE_STORE: the whole chunk goes out through store_16_bytes, for the kernels whose plain store
+// the compiler split (the forward phase kernels and add_rmsnorm_bwd_phase); elsewhere the plain
+// store keeps the machine code the kernels were measured with (the asm's ordering moves their
+// instructions, with the same stores).
+template <typename T, bool EVICT_FIRST = false, Edge EDGE = Edge::Rolled, bool ONE_STORE = false>
 __device__ __forceinline__ void store_chunk(T* row, int c0, int d, bool vec,
                                             const float (&v)[Elem<T>::kVec],
                                             bool known_inside = false) {
@@ -165,7 +181,11 @@ __device__ __forceinline__ void store_chunk(T* row, int c0, int d, bool vec,
     if constexpr (EVICT_FIRST) {
       __stcs(reinterpret_cast<uint4*>(row + c0), Elem<T>::pack(v));
     } else {
-      *reinterpret_cast<uint4*>(row + c0) = Elem<T>::pack(v);
+      if constexpr (ONE_STORE) {
+        store_16_bytes(row + c0, Elem<T>::pack(v));
+      } else {
+        *reinterpret_cast<uint4*>(row + c0) = Elem<T>::pack(v);
+      }
     }
     return;
   }

@@ -157,11 +157,12 @@ struct StagedSpan {
   __device__ __forceinline__ uint4 reread(int c) const { return stage[c]; }
 };
 
-// Stores a chunk of a span: 16 bytes when whole, else its elements below `count`.
+// Stores a chunk of a span: 16 bytes when whole (one store: store_chunk's ONE_STORE), else its
+// elements below `count`.
 template <typename T>
 __device__ __forceinline__ void store_span_chunk(T* span, int c, int count,
                                                  const float (&v)[Elem<T>::kVec]) {
-  store_chunk(span, c * Elem<T>::kVec, count, true, v);
+  store_chunk<T, false, Edge::Rolled, true>(span, c * Elem<T>::kVec, count, true, v);
 }
 
 // Sums of a chunk's values (f, or f squared) split at a row's end: `first` over the columns

@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(1024)
       norm::scale_by_rms<T>(v, inv_rms, w != nullptr,
                             w != nullptr ? norm::phase_weight<T, ITEMS>(weight_slots, i) : uint4{},
                             w_offset);
-      norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
+      norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::Rolled), true>(
           yr, pr.column(i), d, pr.vec, v, (pr.inside & (1u << i)) != 0);
     }
     norm::take_ahead(xn, xs);
@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(1024)
       for (int e = 0; e < kVec; ++e) sum[0] = fmaf(sv[e], sv[e], sum[0]);
       // h goes out now, after every load of the row (h may alias r), overlapping the reduction.
       if (pr.in_row & (1u << i))
-        norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
+        norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::Rolled), true>(
             hr, pr.column(i), d, pr.vec, sv, (pr.inside & (1u << i)) != 0);
     }
     const float inv_rms = norm::row_inv_rms(sum[0], scratch, parity, d, eps, rstd, row, true);
@@ -283,7 +283,7 @@ __global__ void __launch_bounds__(1024)
       norm::scale_by_rms<T>(sv, inv_rms, w != nullptr,
                             w != nullptr ? norm::phase_weight<T, ITEMS>(weight_slots, i) : uint4{},
                             w_offset);
-      norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::Rolled)>(
+      norm::store_chunk<T, false, norm::edge_for_16bit<T>(norm::Edge::Rolled), true>(
           yr, pr.column(i), d, pr.vec, sv, (pr.inside & (1u << i)) != 0);
     }
     if constexpr (kAhead) {
