@@ -19,6 +19,7 @@
 #include "add_rmsnorm.cuh"
 #include "norm_common.cuh"
 #include "row_reads.cuh"
+#include "row_moments.cuh"
 
 namespace ladder {
 namespace norm {
@@ -294,7 +295,8 @@ __global__ void __launch_bounds__(1024)
 }
 
 // LayerNorm forward, rows of one phase a block: arguments, results and aliasing as layernorm_fwd
-// (two-pass variance from the row in registers). Launch as rmsnorm_fwd_phase, with
+// (two-pass variance from the row in registers, each warp's joined once: row_moments.cuh).
+// Launch as rmsnorm_fwd_phase, with
 // ITEMS * TPR * 16 bytes of dynamic shared memory for each of gamma and beta given (gamma's
 // slots first).
 template <typename T, int ITEMS, bool PREFETCH = false>
@@ -303,9 +305,17 @@ __global__ void __launch_bounds__(1024)
                         float* rstd, int rows, int d, int x_stride, int y_stride, float eps) {
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
-  __shared__ norm::ReduceScratch<1> scratch;
+  __shared__ norm::ReduceScratch<4> scratch;
   extern __shared__ uint4 weight_slots[];
   const norm::PhaseRows<T, ITEMS> pr({x, y}, {x_stride, y_stride}, rows, d);
+  // The columns of the row this thread's chunks hold, the same in every row of the block.
+  int lane_columns = 0;
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int c0 = pr.column(i);
+    lane_columns += max(0, min(c0 + kVec, d) - max(c0, 0));
+  }
+  const norm::WarpShare share(static_cast<float>(lane_columns), scratch);
   // gamma's slots first, then beta's (beta alone takes the first).
   uint4* gamma_slots = weight_slots;
   uint4* beta_slots = weight_slots + (gamma != nullptr ? ITEMS * blockDim.x : 0);
@@ -340,8 +350,8 @@ __global__ void __launch_bounds__(1024)
 #pragma unroll
       for (int e = 0; e < kVec; ++e) acc[0] += v[e];
     }
-    norm::row_group_sum<true>(acc, scratch, parity);
-    const float mu = norm::mean_of(acc[0], d);
+    // The deviations below are from the warp's own mean (row_moments.cuh).
+    const float mw = norm::warp_mean(share, acc[0], scratch, parity);
     acc[0] = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -350,18 +360,19 @@ __global__ void __launch_bounds__(1024)
       E::unpack(xs[i], v);
       if (pr.inside & (1u << i)) {
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) acc[0] = fmaf(v[e] - mu, v[e] - mu, acc[0]);
+        for (int e = 0; e < kVec; ++e) acc[0] = fmaf(v[e] - mw, v[e] - mw, acc[0]);
       } else {
         // Columns outside the row hold 0 or another row's values, not the mean: left out.
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          const float dev = (c0 + e >= 0 && c0 + e < d) ? v[e] - mu : 0.f;
+          const float dev = (c0 + e >= 0 && c0 + e < d) ? v[e] - mw : 0.f;
           acc[0] = fmaf(dev, dev, acc[0]);
         }
       }
     }
-    norm::row_group_sum<true>(acc, scratch, parity);
-    const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
+    const norm::RowMoments m = norm::join_warp_moments(mw, acc[0], scratch, parity, d);
+    const float mu = m.mean;
+    const float inv_std = rsqrtf(norm::mean_of(m.m2, d) + eps);
     if (threadIdx.x == 0) {
       if (mean != nullptr) mean[row] = mu;
       if (rstd != nullptr) rstd[row] = inv_std;
