@@ -11,7 +11,6 @@
 // Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh, stream_row.cuh, bulk_copy.cuh.
 #pragma once
 #include "bulk_copy.cuh"
-#include "row_moments.cuh"
 #include "norm_common.cuh"
 #include "stream_row.cuh"
 
@@ -29,11 +28,11 @@ __device__ __forceinline__ uint4 opaque(uint4 u) {
 // One row, element by element, straight from global memory: the path for launches the bulk
 // copies cannot serve (pointers or strides off the 16-byte grid, d not a whole number of chunks,
 // too little shared memory, or a device before sm_90). Correct and slow.
-template <typename T, int THREADS, int M>
+template <typename T, int THREADS>
 __device__ __forceinline__ void layernorm_row_elementwise(T* yr, const T* xr, const T* gamma,
                                                           const T* beta, float* mean, float* rstd,
                                                           long long row, int d, float eps,
-                                                          ReduceScratch<M>& scratch, int& parity) {
+                                                          ReduceScratch<1>& scratch, int& parity) {
   using E = Elem<T>;
   const int tx = static_cast<int>(threadIdx.x);
   float acc[1] = {0.f};
@@ -75,7 +74,7 @@ __global__ void __launch_bounds__(THREADS, THREADS <= 1024 / 2 ? 1024 / THREADS 
   static_assert(ITEMS >= 1 && ITEMS <= 4, "ITEMS");
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
-  __shared__ norm::ReduceScratch<4> scratch;
+  __shared__ norm::ReduceScratch<1> scratch;
   __shared__ alignas(8) unsigned long long landed[norm::kMaxBulkStages];
   extern __shared__ uint4 stage_chunks[];
   if (blockDim.x != THREADS || blockDim.y != 1) __trap();
@@ -110,10 +109,6 @@ __global__ void __launch_bounds__(THREADS, THREADS <= 1024 / 2 ? 1024 / THREADS 
     b[i] = inside[i] && beta != nullptr ? __ldg(reinterpret_cast<const uint4*>(beta) + c)
                                         : make_uint4(0u, 0u, 0u, 0u);
   }
-  int lane_columns = 0;
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) lane_columns += inside[i] ? kVec : 0;
-  const norm::WarpShare share(static_cast<float>(lane_columns), scratch);
   auto start_copy = [&](int k) {  // the block's k-th row into stage k % stages
     const long long row = blockIdx.x + static_cast<long long>(k) * gridDim.x;
     if (row >= rows) return;
@@ -146,8 +141,17 @@ __global__ void __launch_bounds__(THREADS, THREADS <= 1024 / 2 ? 1024 / THREADS 
       for (int e = 0; e < kVec; ++e) acc[0] += v[e];
     }
     auto chunk = [&](int i) { return kHoldRow ? u[i] : staged[i * THREADS + tx]; };
-    // The statistics: each warp's two passes, joined once (row_moments.cuh).
-    const float mw = norm::warp_mean(share, acc[0], scratch, parity);
+    norm::row_group_sum<true>(acc, scratch, parity);
+    // Every thread has read its chunks of the stage it no longer needs (the sum above needed
+    // this row's; the last pass of the row before read that row's): refill it.
+    if (tx == 0) {
+      norm::bulk_reuse_fence();
+      if (kHoldRow)
+        start_copy(k + stages);
+      else if (k > 0 && stages > 1)
+        start_copy(k - 1 + stages);
+    }
+    const float mu = norm::mean_of(acc[0], d);
     acc[0] = 0.f;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -156,22 +160,12 @@ __global__ void __launch_bounds__(THREADS, THREADS <= 1024 / 2 ? 1024 / THREADS 
       E::unpack(chunk(i), v);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
-        const float dev = v[e] - mw;
+        const float dev = v[e] - mu;
         acc[0] = fmaf(dev, dev, acc[0]);
       }
     }
-    const norm::RowMoments m = norm::join_warp_moments(mw, acc[0], scratch, parity, d);
-    // Every thread has read its chunks of the stage it no longer needs (the passes above this
-    // row's, with its chunks held; the last pass of the row before that row's): refill it.
-    if (tx == 0) {
-      norm::bulk_reuse_fence();
-      if (kHoldRow)
-        start_copy(k + stages);
-      else if (k > 0 && stages > 1)
-        start_copy(k - 1 + stages);
-    }
-    const float mu = m.mean;
-    const float inv_std = rsqrtf(norm::mean_of(m.m2, d) + eps);
+    norm::row_group_sum<true>(acc, scratch, parity);
+    const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
     if (tx == 0) {
       if (mean != nullptr) mean[row] = mu;
       if (rstd != nullptr) rstd[row] = inv_std;

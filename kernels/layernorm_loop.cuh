@@ -2,8 +2,8 @@
 // row, reading the row from global memory once per pass, its first reads with an L2 policy that
 // keeps the row's lines (createpolicy evict_last) so that the later reads hit L2 rather than
 // DRAM. A thread holds at most four chunks at a time, whatever d, so many rows are in flight an SM.
-// PASSES 3: the exact two-pass statistics (the sum, then the squared deviations from the mean,
-// each warp's own and joined once: row_moments.cuh), then the output. PASSES 2: each thread's sums shifted by its own first value K, joined over the
+// PASSES 3: the exact two-pass statistics (the sum, then the squared deviations from the mean),
+// then the output. PASSES 2: each thread's sums shifted by its own first value K, joined over the
 // block by the parallel-variance identity (two block sums, as PASSES 3 has), then the output.
 // Shifting by a value of the thread's own data bounds the cancellation of
 // sum((x-K)^2) - (sum(x-K))^2 / n: the shift point's own deviation is part of the thread's
@@ -11,7 +11,6 @@
 // Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh, stream_row.cuh.
 #pragma once
 #include "norm_common.cuh"
-#include "row_moments.cuh"
 #include "stream_row.cuh"
 
 namespace ladder {
@@ -32,15 +31,11 @@ enum class LoopLaunch { Any, Elements, Vec, VecAffine };
 constexpr int kLayernormLoopResident16 = 1536;
 constexpr int kLayernormLoopOutputUnroll16 = 1, kLayernormLoopOutputUnroll32 = 4;
 
-// The values each row's join holds a warp: four moments (row_moments.cuh) or one sum.
-template <int PASSES>
-using LoopScratch = ReduceScratch<PASSES == 3 ? 4 : 1>;
-
 template <typename T, int THREADS, int PASSES, LoopLaunch KIND>
 __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* gamma, const T* beta,
                                                     float* mean, float* rstd, int rows, int d,
                                                     int x_stride, int y_stride, float eps,
-                                                    bool vec_path, LoopScratch<PASSES>& scratch) {
+                                                    bool vec_path, ReduceScratch<1>& scratch) {
   using E = Elem<T>;
   constexpr int kVec = E::kVec;
   constexpr int kOut = sizeof(T) == 2 ? kLayernormLoopOutputUnroll16 : kLayernormLoopOutputUnroll32;
@@ -55,10 +50,6 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
   const float my_count =
       tx < units ? static_cast<float>(((units - 1 - tx) / THREADS + 1) * per_unit) : 0.f;
   const float my_inv_count = my_count > 0.f ? 1.f / my_count : 0.f;
-  const WarpShare share = [&] {  // PASSES 2 joins sums, not moments
-    if constexpr (PASSES == 3) return WarpShare(my_count, scratch);
-    else return WarpShare();
-  }();
   const unsigned long long keep = l2_keep_policy();
 
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
@@ -71,18 +62,18 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
 #pragma unroll
         for (int e = 0; e < kVec; ++e) acc[0] += v[e];
       });
-      const float mw = warp_mean(share, acc[0], scratch, parity);  // deviations from it
+      row_group_sum<true>(acc, scratch, parity);
+      mu = mean_of(acc[0], d);
       acc[0] = 0.f;
       for_thread_units<T, THREADS, false>(xr, fast, units, keep, [&](const float(&v)[kVec], int) {
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          const float dev = (fast || e == 0) ? v[e] - mw : 0.f;
+          const float dev = (fast || e == 0) ? v[e] - mu : 0.f;
           acc[0] = fmaf(dev, dev, acc[0]);
         }
       });
-      const RowMoments m = join_warp_moments(mw, acc[0], scratch, parity, d);
-      mu = m.mean;
-      var = mean_of(m.m2, d);
+      row_group_sum<true>(acc, scratch, parity);
+      var = mean_of(acc[0], d);
     } else {
       // The shift: this thread's first value (its first unit's first element).
       const float shift = tx < units ? E::to_float(xr[tx * per_unit]) : 0.f;
@@ -149,7 +140,7 @@ __global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof
   static_assert(PASSES == 2 || PASSES == 3, "PASSES is 2 or 3");
   using norm::LoopLaunch;
   norm::expect_stream_block<THREADS>();
-  __shared__ norm::LoopScratch<PASSES> scratch;
+  __shared__ norm::ReduceScratch<1> scratch;
   const bool fast = norm::stream_vec_ok(x, x_stride, y, y_stride, d, gamma, beta);
   if constexpr (sizeof(T) == 2) {
     if (fast && gamma != nullptr && beta != nullptr)
