@@ -29,10 +29,25 @@ TEST_CASE("flat schedule: auto takes the TMA build at the widths measured faster
   CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 1281).entry == "ladder::rmsnorm_fwd_flat_bulk<__nv_bfloat16, 1>");
   CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 1283)));  // d mod 8 = 3: not built
   CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 1537)));
-  CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 2049)));
+  CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 2049)));  // 257 of 96 x 3 slots
   CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 4095, 1025)));
   CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 1024)));  // on the grid
   CHECK(!flat(entry_of({"rmsnorm", DType::F32, {}}, 16384, 1025)));
+  // And from 8192 rows with d mod 8 of 1 or 4 where the phase tile would be at most 76% used:
+  // 3073's 385 chunks at any phase fill 385 of 128 x 4 slots, 2305's 289 of 96 x 4.
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 3073).entry == "ladder::rmsnorm_fwd_flat_bulk<__nv_bfloat16, 1>");
+  CHECK(entry_of({"rmsnorm", DType::F16, {}}, 8192, 3073).entry == "ladder::rmsnorm_fwd_flat_bulk<__half, 1>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 2305).entry == "ladder::rmsnorm_fwd_flat_bulk<__nv_bfloat16, 1>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 3076).entry == "ladder::rmsnorm_fwd_flat_bulk<__nv_bfloat16, 4>");
+  CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 4096, 3073)));   // too few rows
+  CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 3074)));  // d mod 8 = 2
+  CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 2817)));  // 353 of 384 slots
+  CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 3329)));  // 417 of 512
+  CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 4097)));  // 513 of 640
+  CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 8192, 5121)));
+  CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 1537)));  // 193 of 256, not measured
+  CHECK(!flat(entry_of({"rmsnorm", DType::BF16, {}}, 16384, 769)));
+  CHECK(!flat(entry_of({"add_rmsnorm", DType::BF16, {}}, 16384, 3073)));
   // rmsnorm_bwd: 16-bit d mod 8 of 2 or 4, d = 1026-2052, from 8192 rows.
   CHECK(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 16384, 2050).entry == "ladder::rmsnorm_bwd_flat_bulk<__nv_bfloat16, 2>");
   CHECK(entry_of({"rmsnorm_bwd", DType::F16, {}}, 8192, 1028).entry == "ladder::rmsnorm_bwd_flat_bulk<__half, 4>");

@@ -323,8 +323,10 @@ FlatPlan read_flat(VariantReader& v, const std::string& op,
                    const std::map<std::string, std::int64_t>& strides, bool backward,
                    const DeviceLimits& device, RowGeometry& g);
 // Whether auto takes schedule=flat (its TMA build) for this call, where the H200 measured it
-// faster (plan_flat.cpp's table: 16-bit packed rows, rmsnorm at d = 1025-1281, rmsnorm_bwd at
-// d = 1026-2052 with d mod 8 of 2 or 4, the phase kernels' 1530-1785 left to them), with a
+// faster (plan_flat.cpp's table: 16-bit packed rows, rmsnorm at d = 1025-1281 and, from 8192
+// rows and d = 2298 with d mod 8 of 1 or 4, where the phase kernel's tile would be at most 76%
+// used, rmsnorm_bwd at d = 1026-2052 with d mod 8 of 2 or 4, the phase kernels' 1530-1785 left
+// to them), with a
 // variant that names only schedule-neutral keys; where it does, it resolves schedule=auto to
 // "flat" for every reader.
 bool flat_auto(VariantReader& v, const std::string& op, std::size_t elem, const Shape& s,
@@ -367,6 +369,9 @@ BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, s
 // other schedule steps aside) and returns the ITEMS measured fastest there (0: g's); else -1.
 int phase_auto(VariantReader& v, const std::string& op, std::size_t elem_size, const Shape& s,
                const std::map<std::string, std::int64_t>& strides);
+// The share of the phase tile's chunk slots a row of d fills (its chunks at any phase over
+// threads * ITEMS) at the ITEMS auto would take, 0 where auto's table has no phase kernel for d.
+double phase_auto_tile_use(const std::string& op, std::size_t elem_size, std::int64_t d);
 // The bulk_items, bulk_threads, bulk_stages and bulk_grid keys of a bulk-copy plan (read_bulk,
 // read_backward_bulk), each "auto" or its value; any but auto is an error unless `bulk` (the
 // variant asked for schedule=bulk).

@@ -63,7 +63,19 @@ int backward_registers(std::int64_t bound, int min_blocks) {
 //   against 51.6 (f16 16384x2050 75.7 against 84.3). Not at d mod 8 of 1 (2049: 104 against 85;
 //   1281, 1537 slower; 1025 and 1153 within 3%), 2306 (101-102 against 86.5), 3074 (a tie); 4100
 //   (159 against 196) is a single width, left out.
+// - rmsnorm, from 8192 rows with d mod 8 of 1 or 4, where the phase kernel auto takes otherwise
+//   would fill at most 76% of its tile's chunk slots (d = 2298-2329 and 3066-3105 at its ITEMS;
+//   call 221, reports/h200/bench-flat-widths-221.txt, after the flat stores became whole 16-byte
+//   ones, call 218): 16384x2305 50.0-50.1 against 54.1, 16384x3073 63.1-63.2 against 66.6-66.8,
+//   8192x3073 37.3-37.4 against 38.3, 16384x3076 60.6-61.2 against 65.9-66.2 (f16 16384x3073 63.0
+//   against 67.2). Not where the tile is fuller (2049 46.4-46.7 against 45.2-45.3, call 220;
+//   2561 within 1%; 2817, 3329, 3585, 5121-8193 slower; 4097 a tie), at d mod 8 of 2 (3074 68.9
+//   against 66.7, 2306 2% faster) or from 4096 rows only (4096x3073 a tie).
 constexpr std::int64_t kForwardAutoMinRows = 4096, kForwardAutoMinD = 1025, kForwardAutoMaxD = 1281;
+// From d = 2298, the widths call 221 measured: 769 and 1537 also leave a quarter of their phase
+// tiles empty, and there the flat build measured slower in call 202 (before its whole stores).
+constexpr std::int64_t kForwardSparseTileMinRows = 8192, kForwardSparseTileMinD = 2298;
+constexpr double kForwardSparseTileMaxUse = 0.76;
 constexpr std::int64_t kBackwardAutoMinRows = 8192, kBackwardAutoMinD = 1026, kBackwardAutoMaxD = 2052;
 constexpr std::int64_t kBackwardPhaseSpanFirst = 1530, kBackwardPhaseSpanLast = 1785;
 
@@ -78,8 +90,12 @@ bool flat_auto(VariantReader& v, const std::string& op, std::size_t elem, const 
   const bool taken = backward ? s.rows >= kBackwardAutoMinRows && (r == 2 || r == 4) &&
                                     s.d >= kBackwardAutoMinD && s.d <= kBackwardAutoMaxD &&
                                     (s.d < kBackwardPhaseSpanFirst || s.d > kBackwardPhaseSpanLast)
-                              : s.rows >= kForwardAutoMinRows && flat_remainder_built(elem, r) &&
-                                    s.d >= kForwardAutoMinD && s.d <= kForwardAutoMaxD;
+                              : (s.rows >= kForwardAutoMinRows && flat_remainder_built(elem, r) &&
+                                 s.d >= kForwardAutoMinD && s.d <= kForwardAutoMaxD) ||
+                                    (s.rows >= kForwardSparseTileMinRows && (r == 1 || r == 4) &&
+                                     s.d >= kForwardSparseTileMinD &&
+                                     phase_auto_tile_use(op, elem, s.d) > 0.0 &&
+                                     phase_auto_tile_use(op, elem, s.d) <= kForwardSparseTileMaxUse);
   if (taken) v.resolve_auto("schedule", "flat");
   return taken;
 }

@@ -42,6 +42,14 @@ int phase_auto_items(const std::string& op, std::size_t elem_size, std::int64_t 
 
 }  // namespace
 
+double phase_auto_tile_use(const std::string& op, std::size_t elem_size, std::int64_t d) {
+  const int items = phase_auto_items(op, elem_size, d);
+  if (items <= 0) return 0.0;
+  const std::int64_t chunks = row_chunks(elem_size, d, true);
+  return static_cast<double>(chunks) /
+         static_cast<double>(whole_warp_threads(chunks, items) * items);
+}
+
 int phase_auto(VariantReader& v, const std::string& op, std::size_t elem_size, const Shape& s,
                const std::map<std::string, std::int64_t>& strides) {
   if (s.rows < kPhaseAutoMinRows || !strides_misaligned(strides, elem_size) ||
