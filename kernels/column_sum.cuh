@@ -20,6 +20,19 @@ constexpr int kColumnSumBatch = 8;
 
 namespace norm {
 
+// Whether the partial rows allow four columns a thread (one 16-byte load of a row's four
+// columns): d and the stride multiples of 4 floats, the base on the 16-byte grid. column_sum and
+// the in-kernel reduce ask the same question.
+__device__ __forceinline__ bool partial_rows_take_chunks(const float* partial, int d,
+                                                         int partial_stride) {
+  return d % 4 == 0 && partial_stride % 4 == 0 && offset_in_chunk(partial) == 0;
+}
+
+template <int COLS>
+__host__ __device__ constexpr int column_join_row() {
+  return kColumnSumThreads * COLS + 4;  // 16-byte rows; one column's slots in distinct banks
+}
+
 // One tile of the reduce, shared by column_sum (a block a tile) and the in-kernel reduce
 // (grid_reduce.cuh: a block walks its share of the tiles). The tile is the kColumnSumThreads
 // column groups of COLS columns from group g0 (groups past `last` left out); `lane` picks this
@@ -36,19 +49,6 @@ namespace norm {
 // grid left 17 blocks at d = 2049 and lost 2 us (call 162), and batching the one column measured
 // 1-3% slower at d = 2049 and 5125 (call 163). Loads bypass L1 (ld.global.cg): each partial is
 // read once, and in the in-kernel reduce this SM's L1 may hold nothing of another block's rows.
-// Whether the partial rows allow four columns a thread (one 16-byte load of a row's four
-// columns): d and the stride multiples of 4 floats, the base on the 16-byte grid. column_sum and
-// the in-kernel reduce ask the same question.
-__device__ __forceinline__ bool partial_rows_take_chunks(const float* partial, int d,
-                                                         int partial_stride) {
-  return d % 4 == 0 && partial_stride % 4 == 0 && offset_in_chunk(partial) == 0;
-}
-
-template <int COLS>
-__host__ __device__ constexpr int column_join_row() {
-  return kColumnSumThreads * COLS + 4;  // 16-byte rows; one column's slots in distinct banks
-}
-
 template <typename T, int COLS>
 __device__ __forceinline__ void column_tile_sum(T* out, const float* partial, int parts, int d,
                                                 int partial_stride, int g0, int last, int lane,

@@ -79,6 +79,23 @@ constexpr double kForwardSparseTileMaxUse = 0.76;
 constexpr std::int64_t kBackwardAutoMinRows = 8192, kBackwardAutoMinD = 1026, kBackwardAutoMaxD = 2052;
 constexpr std::int64_t kBackwardPhaseSpanFirst = 1530, kBackwardPhaseSpanLast = 1785;
 
+// The table above for 16-bit packed rows of s, r = d mod 8.
+bool forward_flat_measured_faster(const std::string& op, std::size_t elem, const Shape& s,
+                                  std::int64_t r) {
+  if (s.rows >= kForwardAutoMinRows && flat_remainder_built(elem, r) && s.d >= kForwardAutoMinD &&
+      s.d <= kForwardAutoMaxD)
+    return true;
+  if (s.rows < kForwardSparseTileMinRows || (r != 1 && r != 4) || s.d < kForwardSparseTileMinD)
+    return false;
+  const double use = phase_auto_tile_use(op, elem, s.d);  // 0: no phase kernel at this width
+  return use > 0.0 && use <= kForwardSparseTileMaxUse;
+}
+
+bool backward_flat_measured_faster(const Shape& s, std::int64_t r) {
+  return s.rows >= kBackwardAutoMinRows && (r == 2 || r == 4) && s.d >= kBackwardAutoMinD &&
+         s.d <= kBackwardAutoMaxD && (s.d < kBackwardPhaseSpanFirst || s.d > kBackwardPhaseSpanLast);
+}
+
 }  // namespace
 
 bool flat_auto(VariantReader& v, const std::string& op, std::size_t elem, const Shape& s,
@@ -87,15 +104,8 @@ bool flat_auto(VariantReader& v, const std::string& op, std::size_t elem, const 
   if (elem != 2 || device.compute_capability < 90 || !v.names_only(kScheduleNeutralKeys)) return false;
   if (!strides_dense(strides, s.d)) return false;
   const std::int64_t r = s.d % 8;
-  const bool taken = backward ? s.rows >= kBackwardAutoMinRows && (r == 2 || r == 4) &&
-                                    s.d >= kBackwardAutoMinD && s.d <= kBackwardAutoMaxD &&
-                                    (s.d < kBackwardPhaseSpanFirst || s.d > kBackwardPhaseSpanLast)
-                              : (s.rows >= kForwardAutoMinRows && flat_remainder_built(elem, r) &&
-                                 s.d >= kForwardAutoMinD && s.d <= kForwardAutoMaxD) ||
-                                    (s.rows >= kForwardSparseTileMinRows && (r == 1 || r == 4) &&
-                                     s.d >= kForwardSparseTileMinD &&
-                                     phase_auto_tile_use(op, elem, s.d) > 0.0 &&
-                                     phase_auto_tile_use(op, elem, s.d) <= kForwardSparseTileMaxUse);
+  const bool taken = backward ? backward_flat_measured_faster(s, r)
+                              : forward_flat_measured_faster(op, elem, s, r);
   if (taken) v.resolve_auto("schedule", "flat");
   return taken;
 }
