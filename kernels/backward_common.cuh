@@ -140,7 +140,10 @@ __device__ __forceinline__ long long group_first_row(int rows) {
 // Each item passes through shared memory, so that the block stores the partial row's columns in
 // order. Stored straight from the chunk layout, a warp's store covers 32 sectors for 32 floats
 // (its lanes' columns are a chunk apart), and every block stores at the same moment, after its
-// last row: at bf16 8192x2049 that took rmsnorm_bwd's row kernel from 38.0 to 45.4 us (call 224).
+// last row. For the shifted groups that was most of the weight gradients' cost: in column order
+// rmsnorm_bwd bf16 8192x2049 went from 51.9 to 47.6 us and layernorm_bwd from 60.5 to 51.7
+// (call 225). The phase kernels (backward_phase.cuh) store theirs from the chunk layout still:
+// read in column order from their shared-memory sums they were 1-2% slower (the same call).
 // SHIFTED = false: every group is on the unshifted grid, so the groups' sums meet in shared
 // memory item by item. SHIFTED: groups may sit on differently shifted grids, so they are joined
 // column by column in the partial row itself, one group after another; the barrier between
@@ -238,12 +241,6 @@ struct SharedColumnSums {
       a.w += v[4 * q + 3];
       slot(sum, item, q) = a;
     }
-  }
-  // Thread `owner`'s sum of gradient `sum` for element e of its chunk `item`. Any thread may read
-  // it once a barrier separates it from the owner's adds (write_phase_partial).
-  __device__ __forceinline__ float of_thread(int sum, int item, int owner, int e) const {
-    const float4* a = &column_sums_memory[((sum * ITEMS + item) * kQuads + e / 4) * threads + owner];
-    return reinterpret_cast<const float*>(a)[e % 4];
   }
   // This thread's sums of gradient `sum`, for write_block_partial.
   __device__ __forceinline__ void read(int sum, float (&acc)[ITEMS][kVec]) const {

@@ -31,24 +31,22 @@
 namespace ladder {
 namespace norm {
 
-// Writes the block's partial row partial[blockIdx.x][0..d) from the block's column sums of
-// gradient `sum`, in column order: each thread stores columns a block apart, read from the sums'
-// owners in shared memory (write_block_partial says why not from the chunk layout). One tile
-// covers the row at the block's phase, so every column is some thread's and the whole row is
-// written: zeros from a block that walked no rows. A barrier must separate it from the adds.
-template <typename T, int ITEMS, int SUMS>
+// Writes the block's partial row partial[blockIdx.x][0..d) from this thread's column sums. One
+// tile covers the row at the block's phase, so every column is some thread's and the whole row is
+// written: zeros from a block that walked no rows.
+template <typename T, int ITEMS>
 __device__ __forceinline__ void write_phase_partial(const PhaseRows<T, ITEMS>& pr, float* partial,
-                                                    int d, const SharedColumnSums<T, ITEMS, SUMS>& sums,
-                                                    int sum) {
-  constexpr int kVec = Elem<T>::kVec;
+                                                    int d,
+                                                    const float (&acc)[ITEMS][Elem<T>::kVec]) {
   float* out = partial + static_cast<long long>(blockIdx.x) * d;
-  const int slab = static_cast<int>(blockDim.x) * kVec;  // one item of every thread
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
-    const int first = i * slab - pr.phase;  // the column of thread 0's chunk i
-    for (int j = static_cast<int>(threadIdx.x); j < slab; j += static_cast<int>(blockDim.x)) {
-      const int col = first + j;
-      if (col >= 0 && col < d) out[col] = sums.of_thread(sum, i, j / kVec, j % kVec);
+    if (!(pr.in_row & (1u << i))) continue;
+    const int c0 = pr.column(i);
+#pragma unroll
+    for (int e = 0; e < Elem<T>::kVec; ++e) {
+      const int col = c0 + e;
+      if (col >= 0 && col < d) out[col] = acc[i][e];
     }
   }
 }
@@ -190,8 +188,9 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
     }
   }
   if (want_dw) {
-    __syncthreads();  // every thread's sums are in
-    write_phase_partial(pr, dw_partial, d, dw_sums, 0);
+    float acc[ITEMS][kVec];
+    dw_sums.read(0, acc);
+    write_phase_partial(pr, dw_partial, d, acc);
   }
 }
 
@@ -307,9 +306,11 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
     }
   }
   if (want_partials) {
-    __syncthreads();  // every thread's sums are in
-    write_phase_partial(pr, dgamma_partial, d, sums, 0);
-    write_phase_partial(pr, dbeta_partial, d, sums, 1);
+    float acc[ITEMS][kVec];
+    sums.read(0, acc);
+    write_phase_partial(pr, dgamma_partial, d, acc);
+    sums.read(1, acc);
+    write_phase_partial(pr, dbeta_partial, d, acc);
   }
 }
 
