@@ -31,31 +31,22 @@
 namespace ladder {
 namespace norm {
 
-// Writes the block's partial row partial[blockIdx.x][0..d) from the threads' column sums (acc,
-// in registers), in column order: each item passes through `stage`, shared memory of a chunk of
-// floats a thread that no thread reads any more (write_block_partial in backward_common.cuh says
-// why). One tile covers the row at the block's phase, so every column is some thread's and the
-// whole row is written: zeros from a block that walked no rows. Every thread must call it.
+// Writes the block's partial row partial[blockIdx.x][0..d) from this thread's column sums. One
+// tile covers the row at the block's phase, so every column is some thread's and the whole row is
+// written: zeros from a block that walked no rows.
 template <typename T, int ITEMS>
 __device__ __forceinline__ void write_phase_partial(const PhaseRows<T, ITEMS>& pr, float* partial,
-                                                    int d, const float (&acc)[ITEMS][Elem<T>::kVec],
-                                                    float* stage) {
-  constexpr int kVec = Elem<T>::kVec;
+                                                    int d,
+                                                    const float (&acc)[ITEMS][Elem<T>::kVec]) {
   float* out = partial + static_cast<long long>(blockIdx.x) * d;
-  const int tx = static_cast<int>(threadIdx.x);
-  const int slab = static_cast<int>(blockDim.x) * kVec;  // one item of every thread
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
-    __syncthreads();  // the stage's last reads (first: every thread's reads of its sums) are done
-    float4* mine = reinterpret_cast<float4*>(stage + tx * kVec);
+    if (!(pr.in_row & (1u << i))) continue;
+    const int c0 = pr.column(i);
 #pragma unroll
-    for (int q = 0; q < kVec / 4; ++q)
-      mine[q] = make_float4(acc[i][4 * q], acc[i][4 * q + 1], acc[i][4 * q + 2], acc[i][4 * q + 3]);
-    __syncthreads();
-    const int first = i * slab - pr.phase;  // the column of thread 0's chunk i
-    for (int j = tx; j < slab; j += static_cast<int>(blockDim.x)) {
-      const int col = first + j;
-      if (col >= 0 && col < d) out[col] = stage[j];
+    for (int e = 0; e < Elem<T>::kVec; ++e) {
+      const int col = c0 + e;
+      if (col >= 0 && col < d) out[col] = acc[i][e];
     }
   }
 }
@@ -199,7 +190,7 @@ __device__ __forceinline__ void rms_bwd_phase(T* dx, T* dr, float* dw_partial, c
   if (want_dw) {
     float acc[ITEMS][kVec];
     dw_sums.read(0, acc);
-    write_phase_partial(pr, dw_partial, d, acc, reinterpret_cast<float*>(column_sums_memory));
+    write_phase_partial(pr, dw_partial, d, acc);
   }
 }
 
@@ -315,12 +306,11 @@ __device__ __forceinline__ void layernorm_bwd_phase_rows(T* dx, float* dgamma_pa
     }
   }
   if (want_partials) {
-    float gamma_acc[ITEMS][kVec], beta_acc[ITEMS][kVec];
-    sums.read(0, gamma_acc);
-    sums.read(1, beta_acc);  // both before the stage takes their memory
-    float* stage = reinterpret_cast<float*>(column_sums_memory);
-    write_phase_partial(pr, dgamma_partial, d, gamma_acc, stage);
-    write_phase_partial(pr, dbeta_partial, d, beta_acc, stage);
+    float acc[ITEMS][kVec];
+    sums.read(0, acc);
+    write_phase_partial(pr, dgamma_partial, d, acc);
+    sums.read(1, acc);
+    write_phase_partial(pr, dbeta_partial, d, acc);
   }
 }
 
