@@ -89,6 +89,9 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   int cols = row_at(loop.first, xr, dyr, dxr, access, reads);
   float2 stats = stats_at(loop.first);
   const int tiles = ONE ? 1 : norm::tiles_for<T, ITEMS, true>(d, phase);
+  // Streaming rows: dgamma's (0) and dbeta's (1) partial rows, in shared memory where given.
+  norm::StreamedPartials<T, 2> streamed;
+  if (!ONE && want_partials) streamed.template begin<ITEMS>(tiles, phase);
   // A thread owns the same gamma chunks in every row: one tile loads them once per block (where
   // registers allow); otherwise each is read just before its use, from L1.
   constexpr bool hold_gamma = ONE && ITEMS * kVec <= 16;
@@ -217,8 +220,13 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
 #pragma unroll
           for (int e = 0; e < kVec; ++e) gamma_add[e] = dyv[e] * xhat[e];
           if constexpr (!ONE) {
-            norm::accumulate_partial_chunk<T>(dgamma_row, c0, cols, first_row, gamma_add);
-            norm::accumulate_partial_chunk<T>(dbeta_row, c0, cols, first_row, dyv);
+            if (streamed.slots != nullptr) {
+              streamed.add(0, c0, gamma_add);
+              streamed.add(1, c0, dyv);
+            } else {
+              norm::accumulate_partial_chunk<T>(dgamma_row, c0, cols, first_row, gamma_add);
+              norm::accumulate_partial_chunk<T>(dbeta_row, c0, cols, first_row, dyv);
+            }
           } else {
             column_sums.add(0, i, gamma_add);
             if constexpr (kBetaInRegisters) {
@@ -249,6 +257,10 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       cols = row_at(base + loop.step, xr, dyr, dxr, access, reads);
       stats = stats_at(base + loop.step);
     }
+  }
+  if (!ONE && streamed.slots != nullptr) {
+    streamed.write(0, dgamma_partial, d);
+    streamed.write(1, dbeta_partial, d);
   }
   if constexpr (ONE) {
     if (want_partials) {

@@ -118,6 +118,8 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
   // its registers room for four packed row chunks (backward_common.cuh).
   typename ColumnSums<T, ITEMS, 1, FUSED>::type dw_sums;
   if (ONE && want_dw) dw_sums.begin();
+  StreamedPartials<T, 1> streamed;  // streaming rows: dw's partial row, in shared memory if given
+  if (!ONE && want_dw) streamed.template begin<ITEMS>(nt, phase);
   // A thread owns the same weight chunks in every row: one tile loads them once per block
   // (where registers allow); otherwise each is read before its use, from L1.
   constexpr bool kHoldW = ONE && kRowChunks <= 8;
@@ -192,6 +194,8 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
         if (want_dw) {
           if constexpr (ONE) {
             dw_sums.add(0, i, contrib);
+          } else if (streamed.slots != nullptr) {
+            streamed.add(0, c0, contrib);
           } else {
             accumulate_partial_chunk<T>(partial_row, c0, cols, first_row, contrib);
           }
@@ -211,6 +215,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
       cols = row_at(base + loop.step, p, access);
     }
   }
+  if (!ONE && streamed.slots != nullptr) streamed.write(0, dw_partial, d);
   if constexpr (ONE) {
     if (want_dw) {
       float dw[ITEMS][kVec];

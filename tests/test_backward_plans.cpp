@@ -87,6 +87,34 @@ TEST_CASE("backward plans: shared memory for the weight-gradient sums the kernel
 }
 
 
+TEST_CASE("backward plans: streamed rows keep their partial rows in shared memory where they fit",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  // A row wider than the tile streams; its gradients' partial rows take the row's tiles at the
+  // worst phase in fp32 (kernels/backward_common.cuh, StreamedPartials). bf16 2048x16385: 512
+  // threads x 2 chunks = 8192 columns a tile, 3 tiles for 16385 + 7.
+  for (const auto& [op, gradients] : std::vector<std::pair<std::string, std::size_t>>{
+           {"rmsnorm_bwd", 1}, {"add_rmsnorm_bwd", 1}, {"layernorm_bwd", 2}}) {
+    const auto L = entry_of({op, DType::BF16, {}}, 2048, 16385);
+    INFO(op << " " << L.entry << " block " << L.block[0]);
+    const std::size_t items = std::stoul(L.entry.substr(L.entry.find(", ") + 2));
+    const std::size_t tile = std::size_t{L.block[0]} * items * 8;
+    CHECK(L.shared_bytes == gradients * ((16385 + 7 + tile - 1) / tile) * tile * 4);
+    CHECK(L.shared_bytes >= 3 * 8192 * 4);
+  }
+  // Without gradients, none; rows of one tile, the one-tile sums only (above).
+  CHECK(entry_of({"rmsnorm_bwd", DType::BF16, {{"weight", "none"}}}, 2048, 16385).shared_bytes == 0);
+  CHECK(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 8192, 2049).shared_bytes == 0);
+  // Past a block's shared memory beside the kernel's static 20 KiB, the partial rows stay in
+  // global memory: layernorm_bwd's two rows of 5 tiles at 32769 need 320 KiB (its dgamma sums'
+  // 32 KiB remain); rmsnorm_bwd's one, 160 KiB, fits the H200's 227 KiB but not the A100's 163.
+  CHECK(entry_of({"layernorm_bwd", DType::BF16, {}}, 1024, 32769).shared_bytes == 512 * 16 * 4);
+  CHECK(entry_of({"rmsnorm_bwd", DType::BF16, {}}, 1024, 32769).shared_bytes == 5 * 8192 * 4);
+  const auto a100 = plan_checked({"rmsnorm_bwd", DType::BF16, {}}, {{"rows", 1024}, {"d", 32769}},
+                                 ladder::kernels::DeviceLimits::a100());
+  CHECK(a100.front().shared_bytes == 0);
+}
+
 // reduce=grid: the bulk kernel reduces its partial rows itself after a grid-wide barrier, so the
 // plan is one cooperative launch with the gradients and the barrier's zeroed word as arguments;
 // elsewhere the bulk kernels take nulls there and column_sum follows.

@@ -181,7 +181,7 @@ std::vector<Variant> variants_of(const std::string& op) {
   // strides: the element-wise path), eight blocks walking every row, each ITEMS.
   if (op == "rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"weight", "none"}}, {{"strided", "odd"}}, {{"shift", "0"}},
-            {{"shift", "1"}}, {{"pdl", "0"}},
+            {{"shift", "1"}}, {{"pdl", "0"}}, {{"strided", "odd"}, {"partial_rows", "global"}},
             {{"schedule", "flat"}}, {{"schedule", "flat"}, {"weight", "gemma"}, {"flat_blocks_per_sm", "1"}},
             {{"schedule", "flat"}, {"weight", "none"}}, {{"schedule", "flat"}, {"strided", "odd"}},
             {{"schedule", "flat"}, {"flat_bulk", "0"}}, {{"schedule", "flat"}, {"flat_bulk", "0"}, {"weight", "gemma"}},
@@ -209,7 +209,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_cluster", "2"}}};
   if (op == "add_rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}},
-            {{"shift", "1"}},
+            {{"shift", "1"}}, {{"strided", "odd"}, {"partial_rows", "global"}, {"dh", "1"}},
             // phase: as rmsnorm_bwd's, with and without dh and dr.
             {{"schedule", "phase"}}, {{"schedule", "phase"}, {"dh", "1"}, {"weight", "gemma"}},
             {{"schedule", "phase"}, {"write_dr", "0"}, {"strided", "odd"}},
@@ -235,6 +235,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_cluster", "2"}}};
   if (op == "layernorm_bwd")
     return {{{"affine", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}}, {{"shift", "1"}},
+            {{"strided", "odd"}, {"partial_rows", "global"}},
             {{"stats", "recompute"}}, {{"stats", "recompute"}, {"strided", "odd"}},
             {{"stats", "recompute"}, {"affine", "0"}}, {{"column_sums", "separate"}},
             {{"column_sums", "separate"}, {"pdl", "0"}, {"strided", "odd"}},

@@ -137,21 +137,21 @@ BackwardPlan backward_geometry(std::size_t elem, const Shape& s,
 // schedule=auto|regs|bulk (read_backward_bulk): the bulk-copy kernel's plan, which replaces the
 // register kernel's geometry in `plan` where taken. `tensors`: the input rows a stage holds;
 // `weighted`: whether the launch passes a weight row (gamma, w). The
-// register kernel's own keys (items, shift, broken_launch) leave auto to it and are errors with
+// register kernel's own keys (items, shift, broken_launch, partial_rows) leave auto to it and are errors with
 // schedule=bulk.
 BulkPlan read_bulk_schedule(VariantReader& v, const std::string& op, std::size_t elem,
                             const Shape& s, int tensors, bool weighted,
                             const std::map<std::string, std::int64_t>& strides, int forced,
                             const std::string& shift, const std::string& broken,
-                            const DeviceLimits& device, BackwardPlan& plan) {
-  const bool auto_free = forced == 0 && shift == "auto" && broken == "none";
+                            bool global_partials, const DeviceLimits& device, BackwardPlan& plan) {
+  const bool auto_free = forced == 0 && shift == "auto" && broken == "none" && !global_partials;
   const BulkPlan bulk = read_backward_bulk(v, op, elem, s, tensors, weighted,
                                            strides_misaligned(strides, elem), auto_free, device,
                                            plan.g);
   if (bulk.bulk) {
     if (!auto_free)
       fail(op, "schedule=bulk takes its geometry from bulk_items and bulk_threads and keeps no "
-               "column sums in shared memory: drop items, shift and broken_launch");
+               "column sums in shared memory: drop items, shift, broken_launch and partial_rows");
     plan.shifted = false;
   }
   return bulk;
@@ -268,6 +268,48 @@ std::uint32_t sums_bytes_as_asked(const std::string& broken, const std::string& 
   return bytes - 16;
 }
 
+// Dynamic shared memory for the partial rows of a register launch whose rows stream (wider than
+// a tile; the kernel then shifts the tiles by the rows' phase): `gradients` rows of the row's
+// tiles at the worst phase, in fp32
+// (kernels/backward_common.cuh, StreamedPartials), where they fit beside the kernel's static
+// shared memory (write_block_partial's exchange, a chunk of fp32 for each of up to 512 threads,
+// and the reduce scratch) for every block the resident grid puts on an SM; else none, and the
+// kernel adds to its partial rows in global memory.
+std::uint32_t streamed_partials_bytes(const RowGeometry& g, std::int64_t d, int gradients,
+                                      const DeviceLimits& device) {
+  if (gradients == 0 || g.rows_per_block != 1) return 0;
+  const std::int64_t tile = std::int64_t{g.threads_per_row} * g.items * g.vec;
+  if (d <= tile) return 0;
+  const std::int64_t tiles = ceil_div(d + g.vec - 1, tile);
+  const std::int64_t bytes = gradients * tiles * tile * 4;
+  const std::int64_t static_bytes = 512 * std::int64_t{g.vec} * 4 + 4096;
+  const std::int64_t per_sm = std::max<std::int64_t>(1, kResidentThreadsPerSm / g.threads_per_row);
+  const bool fits = bytes + static_bytes <= device.shared_per_block_optin &&
+                    per_sm * (bytes + static_bytes + kRuntimeSharedPerBlock) <= device.shared_per_sm;
+  return fits ? static_cast<std::uint32_t>(bytes) : 0;
+}
+
+// partial_rows=auto|global: where the register kernels' rows stream, their partial rows in
+// shared memory where they fit (auto) or in global memory (global: auto's path past a block's
+// shared memory, for the verify grid). An error with any other kernel.
+bool read_global_partials(VariantReader& v) {
+  return v.get("partial_rows", "auto", {"auto", "global"}) == "global";
+}
+void expect_register_kernel(const std::string& op, bool global_partials, bool other_kernel) {
+  if (global_partials && other_kernel)
+    fail(op, "partial_rows=global needs the register kernel (schedule=regs, or auto's plan there)");
+}
+
+// A register launch's dynamic shared memory: the one-tile sums' (short of them where asked) or
+// the streamed partial rows', the larger.
+std::uint32_t register_shared_bytes(const std::string& broken, const std::string& op,
+                                    const RowGeometry& g, std::int64_t d, int sums, int gradients,
+                                    const DeviceLimits& device) {
+  const std::uint32_t one_tile = sums_bytes_as_asked(broken, op, g, sums);
+  if (broken == "short_shared") return one_tile;
+  return std::max(one_tile, streamed_partials_bytes(g, d, gradients, device));
+}
+
 ConcreteBuffer rows_by_d(const std::string& name, BufferRole role, DType dt, const Shape& s,
                          std::int64_t stride) {
   return matrix(name, role, dt, s.rows, s.d, stride, "normal");
@@ -293,6 +335,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   const std::string strided = v.get("strided", "0", kStrided);
   const std::string shift = v.get("shift", "auto", kShift);
   const bool programmatic = read_programmatic(v);
+  const bool global_partials = read_global_partials(v);
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = with_device(backward_row_limits(), device);
   const int forced = v.items(elem, limits);
@@ -303,11 +346,13 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
   // Where auto takes the flat array (plan_flat.cpp's table), the other schedules step aside.
-  if (shift == "auto" && forced == 0) flat_auto(v, op, elem, s, strides, true, device);
+  if (shift == "auto" && forced == 0 && !global_partials)
+    flat_auto(v, op, elem, s, strides, true, device);
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, has_w, strides, forced, shift, "none",
-                                           device, plan);
-  const BackwardPhasePlan phase = read_backward_phase(v, op, elem, s, strides, has_w, 1, forced,
-                                                      shift == "auto", bulk.bulk, device, plan.g);
+                                           global_partials, device, plan);
+  const BackwardPhasePlan phase =
+      read_backward_phase(v, op, elem, s, strides, has_w, 1, forced,
+                          shift == "auto" && !global_partials, bulk.bulk, device, plan.g);
   const FlatPlan flat =
       read_flat(v, op, backward_schedules(op), elem, s, strides, true, device, plan.g);
   const bool bulk_kernel = bulk.bulk && !phase.phase;
@@ -348,11 +393,14 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (bulk_kernel) add_grid_reduce_args(L, {"dw"}, grid_reduce);
-  // dw sums in registers (bulk: its stages; phase: its sums' and the weight's slots; flat: its
-  // partial row and windows)
+  // One tile: dw sums in registers; streaming rows: dw's partial row (bulk: its stages; phase:
+  // its sums' and the weight's slots; flat: its partial row and windows)
+  expect_register_kernel(op, global_partials, phase.phase || bulk.bulk || flat.flat);
   set_geometry(L, g, phase.phase ? phase.shared_bytes
                      : flat.flat ? flat.shared_bytes
-                                 : bulk.shared_bytes);
+                     : bulk.bulk ? bulk.shared_bytes
+                                 : register_shared_bytes("none", op, g, s.d, 0,
+                                                         has_w && !global_partials ? 1 : 0, device));
   L.oracle = "kernel.rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
   std::vector<KernelLaunch> out{L};
@@ -370,6 +418,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const std::string strided = v.get("strided", "0", kStrided);
   const std::string shift = v.get("shift", "auto", kShift);
   const bool programmatic = read_programmatic(v);
+  const bool global_partials = read_global_partials(v);
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = with_device(backward_row_limits(), device);
   const int forced = v.items(elem, limits);
@@ -381,10 +430,11 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
   const std::string broken = v.get("broken_launch", "none", {"none", "short_shared"});
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, has_dh ? 4 : 3, has_w, strides, forced, shift,
-                                           broken, device, plan);
+                                           broken, global_partials, device, plan);
   const BackwardPhasePlan phase =
       read_backward_phase(v, op, elem, s, strides, has_w, 1, forced,
-                          shift == "auto" && broken == "none", bulk.bulk, device, plan.g);
+                          shift == "auto" && broken == "none" && !global_partials, bulk.bulk,
+                          device, plan.g);
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
@@ -429,9 +479,11 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (bulk_kernel) add_grid_reduce_args(L, {"dw"}, grid_reduce);
+  expect_register_kernel(op, global_partials, phase.phase || bulk.bulk);
   set_geometry(L, g, phase.phase ? phase.shared_bytes
                      : bulk.bulk ? bulk.shared_bytes
-                                 : sums_bytes_as_asked(broken, op, g, has_w ? 1 : 0));
+                                 : register_shared_bytes(broken, op, g, s.d, has_w ? 1 : 0,
+                                                         has_w && !global_partials ? 1 : 0, device));
   v.finish();
   L.oracle = "kernel.add_rmsnorm_bwd";
   L.scalars = {{"eps", eps}, {"weight_mode", weight_mode_code(weight)}};
@@ -458,6 +510,7 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   const std::string strided = v.get("strided", "0", kStrided);
   const std::string shift = v.get("shift", "auto", kShift);
   const bool programmatic = read_programmatic(v);
+  const bool global_partials = read_global_partials(v);
   const std::size_t elem = io_elem_size(op, ref.dtype);
   const RowLimits limits = with_device(backward_row_limits(), device);
   const int forced = v.items(elem, limits);
@@ -467,10 +520,11 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
   const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, affine, strides, forced, shift, broken,
-                                           device, plan);
+                                           global_partials, device, plan);
   const BackwardPhasePlan phase =
       read_backward_phase(v, op, elem, s, strides, affine, 2, forced,
-                          shift == "auto" && broken == "none", bulk.bulk, device, plan.g);
+                          shift == "auto" && broken == "none" && !global_partials, bulk.bulk,
+                          device, plan.g);
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
@@ -520,9 +574,11 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   // (kernels/layernorm_bwd.cuh keeps dbeta's in registers there).
   const int shared_sums = affine ? (elem == 2 ? 1 : 2) : 0;
   // phase: its sums' and gamma's slots.
+  expect_register_kernel(op, global_partials, phase.phase || bulk.bulk);
   set_geometry(L, g, phase.phase ? phase.shared_bytes
                      : bulk.bulk ? bulk.shared_bytes
-                                 : sums_bytes_as_asked(broken, op, g, shared_sums));
+                                 : register_shared_bytes(broken, op, g, s.d, shared_sums,
+                                                         affine && !global_partials ? 2 : 0, device));
   v.finish();
   L.oracle = "kernel.layernorm_bwd";
   L.scalars = {{"eps", eps}};

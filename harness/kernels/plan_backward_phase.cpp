@@ -113,7 +113,7 @@ BackwardPhasePlan read_backward_phase(VariantReader& v, const std::string& op, s
   if (!asked && auto_items == 0) return {};
   if (asked && !auto_free)
     fail(op, "schedule=phase fixes its own chunk grid and keeps its column sums by its own rule: "
-             "drop shift and broken_launch");
+             "drop shift, broken_launch and partial_rows");
   const int items = items_key != "auto" ? std::stoi(items_key)
                     : forced_items != 0 ? forced_items
                     : auto_items != 0   ? auto_items
