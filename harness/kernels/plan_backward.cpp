@@ -136,9 +136,8 @@ BackwardPlan backward_geometry(std::size_t elem, const Shape& s,
 
 // schedule=auto|regs|bulk (read_backward_bulk): the bulk-copy kernel's plan, which replaces the
 // register kernel's geometry in `plan` where taken. `tensors`: the input rows a stage holds;
-// `weighted`: whether the launch passes a weight row (gamma, w). The
-// register kernel's own keys (items, shift, broken_launch, partial_rows) leave auto to it and are errors with
-// schedule=bulk.
+// `weighted`: whether the launch passes a weight row (gamma, w). The register kernel's own keys
+// (items, shift, broken_launch, partial_rows) leave auto to it and are errors with schedule=bulk.
 BulkPlan read_bulk_schedule(VariantReader& v, const std::string& op, std::size_t elem,
                             const Shape& s, int tensors, bool weighted,
                             const std::map<std::string, std::int64_t>& strides, int forced,
@@ -270,11 +269,10 @@ std::uint32_t sums_bytes_as_asked(const std::string& broken, const std::string& 
 
 // Dynamic shared memory for the partial rows of a register launch whose rows stream (wider than
 // a tile; the kernel then shifts the tiles by the rows' phase): `gradients` rows of the row's
-// tiles at the worst phase, in fp32
-// (kernels/backward_common.cuh, StreamedPartials), where they fit beside the kernel's static
-// shared memory (write_block_partial's exchange, a chunk of fp32 for each of up to 512 threads,
-// and the reduce scratch) for every block the resident grid puts on an SM; else none, and the
-// kernel adds to its partial rows in global memory.
+// tiles at the worst phase, in fp32 (kernels/backward_common.cuh, StreamedPartials), where they
+// fit beside the kernel's static shared memory (write_block_partial's exchange, a chunk of fp32
+// for each of up to 512 threads, and the reduce scratch) for every block the resident grid puts
+// on an SM; else none, and the kernel adds to its partial rows in global memory.
 std::uint32_t streamed_partials_bytes(const RowGeometry& g, std::int64_t d, int gradients,
                                       const DeviceLimits& device) {
   if (gradients == 0 || g.rows_per_block != 1) return 0;
