@@ -26,10 +26,6 @@ std::int64_t column_sum_columns_per_block(std::int64_t d) {
   return d % 4 == 0 ? 4 * kColumnSumThreads : kColumnSumThreads;
 }
 
-// The backward kernels keep x (or x + r), the gradient and the weight-gradient sums in registers
-// (about 110-128 of them at 16 values a thread), so about 512 threads fit an SM.
-constexpr int kResidentThreadsPerSm = 512;
-
 const std::vector<std::string> kShift = {"auto", "0", "1"};
 // layernorm_bwd's statistics: the forward pass's saved mean and rstd (as torch's native
 // LayerNorm backward takes them; one reduction a row), or recomputed from x (two).
@@ -98,12 +94,12 @@ BackwardPlan backward_geometry(std::size_t elem, const Shape& s,
     auto score = [&](const RowGeometry& g) {
       const std::int64_t threads = std::int64_t{g.threads_per_row} * g.rows_per_block;
       const std::int64_t filled =
-          std::max<std::int64_t>(1, kResidentThreadsPerSm / threads) * threads;
+          std::max<std::int64_t>(1, kBackwardThreadsPerSm / threads) * threads;
       const double use = static_cast<double>(s.d + (p.shifted ? g.vec - 1 : 0)) /
                          static_cast<double>(std::int64_t{g.threads_per_row} * g.items * g.vec);
       return std::min(1.0, use) *
-             static_cast<double>(std::min<std::int64_t>(filled, kResidentThreadsPerSm)) /
-             kResidentThreadsPerSm;
+             static_cast<double>(std::min<std::int64_t>(filled, kBackwardThreadsPerSm)) /
+             kBackwardThreadsPerSm;
     };
     const int spill_free =
         elem == 4 ? limits.spill_free_values_fp32 : limits.spill_free_values_16bit;
@@ -122,7 +118,7 @@ BackwardPlan backward_geometry(std::size_t elem, const Shape& s,
   // Resident blocks on the device planned for (limits.sm_count: with_device).
   const std::int64_t block_threads = std::int64_t{g.threads_per_row} * g.rows_per_block;
   const std::int64_t resident =
-      std::int64_t{limits.sm_count} * std::max<std::int64_t>(1, kResidentThreadsPerSm / block_threads);
+      std::int64_t{limits.sm_count} * std::max<std::int64_t>(1, kBackwardThreadsPerSm / block_threads);
   g.blocks = std::max<std::int64_t>(1, std::min(g.blocks, resident));
   // The grid's row step (blocks x rows per block) must keep every group's rows at the phase of
   // its first row, or they fall back to element-wise access.
@@ -242,70 +238,6 @@ void add_grid_reduce_args(KernelLaunch& L, const std::vector<std::string>& gradi
   if (!grid_reduce) return;
   L.buffers.push_back(vector("grid_sync", BufferRole::Input, DType::U32, 1, "constant:0"));
   L.cooperative = true;
-}
-
-// Dynamic shared memory of a backward launch: add_rmsnorm_bwd (1 sum, dw) and layernorm_bwd (2,
-// dgamma and dbeta, in fp32; 1, dgamma, in 16 bits) keep a one-tile thread's weight-gradient sums there
-// (kernels/backward_common.cuh, SharedColumnSums), 16 bytes per 4 values of a thread's chunks;
-// rmsnorm_bwd keeps its one in registers (0 here). Streaming rows use none, but the kernel picks its
-// path from d alone (a shifted row may stream where the unshifted grid fits one tile), so every
-// launch with gradients gets them; the kernel traps on too little.
-std::uint32_t column_sums_bytes(const RowGeometry& g, int sums) {
-  const std::int64_t threads = std::int64_t{g.threads_per_row} * g.rows_per_block;
-  return static_cast<std::uint32_t>(threads * sums * g.items * g.vec * 4);
-}
-
-// broken_launch=short_shared, for probes/selftest.json: 16 bytes less than the sums need. The
-// kernel must trap (a crash) rather than let one thread's sums run past the block's memory.
-// `broken`: the variant's broken_launch value, read by the caller.
-std::uint32_t sums_bytes_as_asked(const std::string& broken, const std::string& op,
-                                  const RowGeometry& g, int sums) {
-  const std::uint32_t bytes = column_sums_bytes(g, sums);
-  if (broken != "short_shared") return bytes;
-  if (bytes == 0)
-    throw std::invalid_argument(op + ": broken_launch=short_shared needs weight gradients");
-  return bytes - 16;
-}
-
-// Dynamic shared memory for the partial rows of a register launch whose rows stream (wider than
-// a tile; the kernel then shifts the tiles by the rows' phase): `gradients` rows of the row's
-// tiles at the worst phase, in fp32 (kernels/backward_common.cuh, StreamedPartials), where they
-// fit beside the kernel's static shared memory (write_block_partial's exchange, a chunk of fp32
-// for each of up to 512 threads, and the reduce scratch) for every block the resident grid puts
-// on an SM; else none, and the kernel adds to its partial rows in global memory.
-std::uint32_t streamed_partials_bytes(const RowGeometry& g, std::int64_t d, int gradients,
-                                      const DeviceLimits& device) {
-  if (gradients == 0 || g.rows_per_block != 1) return 0;
-  const std::int64_t tile = std::int64_t{g.threads_per_row} * g.items * g.vec;
-  if (d <= tile) return 0;
-  const std::int64_t tiles = ceil_div(d + g.vec - 1, tile);
-  const std::int64_t bytes = gradients * tiles * tile * 4;
-  const std::int64_t static_bytes = 512 * std::int64_t{g.vec} * 4 + 4096;
-  const std::int64_t per_sm = std::max<std::int64_t>(1, kResidentThreadsPerSm / g.threads_per_row);
-  const bool fits = bytes + static_bytes <= device.shared_per_block_optin &&
-                    per_sm * (bytes + static_bytes + kRuntimeSharedPerBlock) <= device.shared_per_sm;
-  return fits ? static_cast<std::uint32_t>(bytes) : 0;
-}
-
-// partial_rows=auto|global: where the register kernels' rows stream, their partial rows in
-// shared memory where they fit (auto) or in global memory (global: auto's path past a block's
-// shared memory, for the verify grid). An error with any other kernel.
-bool read_global_partials(VariantReader& v) {
-  return v.get("partial_rows", "auto", {"auto", "global"}) == "global";
-}
-void expect_register_kernel(const std::string& op, bool global_partials, bool other_kernel) {
-  if (global_partials && other_kernel)
-    fail(op, "partial_rows=global needs the register kernel (schedule=regs, or auto's plan there)");
-}
-
-// A register launch's dynamic shared memory: the one-tile sums' (short of them where asked) or
-// the streamed partial rows', the larger.
-std::uint32_t register_shared_bytes(const std::string& broken, const std::string& op,
-                                    const RowGeometry& g, std::int64_t d, int sums, int gradients,
-                                    const DeviceLimits& device) {
-  const std::uint32_t one_tile = sums_bytes_as_asked(broken, op, g, sums);
-  if (broken == "short_shared") return one_tile;
-  return std::max(one_tile, streamed_partials_bytes(g, d, gradients, device));
 }
 
 ConcreteBuffer rows_by_d(const std::string& name, BufferRole role, DType dt, const Shape& s,

@@ -339,6 +339,24 @@ std::vector<std::int64_t> flat_compile_widths(std::size_t elem);
 // The schedules the backward op's readers accept: rmsnorm_bwd also takes flat.
 std::vector<std::string> backward_schedules(const std::string& op);
 
+// The backward register kernels keep x (or x + r), the gradient and the weight-gradient sums in
+// registers (about 110-128 of them at 16 values a thread), so about 512 threads fit an SM.
+constexpr int kBackwardThreadsPerSm = 512;
+
+// The backward register kernels' dynamic shared memory (plan_backward_memory.cpp).
+// partial_rows=auto|global: where their rows stream, the partial rows in shared memory where they
+// fit (auto) or in global memory (global: auto's path past a block's shared memory, kept in the
+// verify grid). Read it before the schedules: it leaves auto to the register kernel.
+bool read_global_partials(VariantReader& v);
+// partial_rows=global with another kernel (bulk, phase, flat) is a plan error.
+void expect_register_kernel(const std::string& op, bool global_partials, bool other_kernel);
+// A register launch's dynamic shared memory: its one-tile threads' `sums` weight-gradient sums
+// (short of them where `broken` is short_shared, for probes/selftest.json), or its streaming
+// rows' `gradients` partial rows where they fit, the larger. d: the row's width.
+std::uint32_t register_shared_bytes(const std::string& broken, const std::string& op,
+                                    const RowGeometry& g, std::int64_t d, int sums, int gradients,
+                                    const DeviceLimits& device);
+
 // schedule=phase of the backward ops (plan_backward_phase.cpp, kernels/backward_phase.cuh): rows
 // of one phase a block, one tile a row at ITEMS (phase_items=N, else items=N, else auto's, else
 // the most the op holds in 64 registers) over the whole warps that cover the row at any phase,
