@@ -113,6 +113,25 @@ TEST_CASE("backward plans: streamed rows keep their partial rows in shared memor
   const auto a100 = plan_checked({"rmsnorm_bwd", DType::BF16, {}}, {{"rows", 1024}, {"d", 32769}},
                                  ladder::kernels::DeviceLimits::a100());
   CHECK(a100.front().shared_bytes == 0);
+  // partial_rows=global: none for the partial rows (layernorm_bwd keeps its one-tile dgamma sums'
+  // 32 KiB), and auto steps aside to the register kernel as for shift (2048x16384: bulk).
+  CHECK(entry_of({"rmsnorm_bwd", DType::BF16, {{"partial_rows", "global"}}}, 2048, 16385).shared_bytes == 0);
+  CHECK(entry_of({"layernorm_bwd", DType::BF16, {{"partial_rows", "global"}}}, 2048, 16385).shared_bytes ==
+        512 * 16 * 4);
+  for (const char* op : {"rmsnorm_bwd", "add_rmsnorm_bwd", "layernorm_bwd"}) {
+    INFO(op);
+    CHECK(entry_of({op, DType::BF16, {}}, 2048, 16384).entry.find("_bulk") != std::string::npos);
+    CHECK(entry_of({op, DType::BF16, {{"partial_rows", "global"}}}, 2048, 16384).entry.find("_bulk") ==
+          std::string::npos);
+    // With a kernel other than the register kernel named, a plan error naming the key.
+    for (const char* schedule : {"bulk", "phase"})
+      CHECK_THROWS_WITH(ladder::kernels::plan({op, DType::BF16, {{"schedule", schedule}, {"partial_rows", "global"}}},
+                                              {{"rows", 8192}, {"d", 2049}}, kEps),
+                        ladder_test::has_substr("partial_rows"));
+  }
+  CHECK_THROWS_WITH(ladder::kernels::plan({"rmsnorm_bwd", DType::BF16, {{"schedule", "flat"}, {"partial_rows", "global"}}},
+                                          {{"rows", 16384}, {"d", 2050}}, kEps),
+                    ladder_test::has_substr("partial_rows=global needs the register kernel"));
 }
 
 // reduce=grid: the bulk kernel reduces its partial rows itself after a grid-wide barrier, so the

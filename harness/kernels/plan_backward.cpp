@@ -133,13 +133,14 @@ BackwardPlan backward_geometry(std::size_t elem, const Shape& s,
 // schedule=auto|regs|bulk (read_backward_bulk): the bulk-copy kernel's plan, which replaces the
 // register kernel's geometry in `plan` where taken. `tensors`: the input rows a stage holds;
 // `weighted`: whether the launch passes a weight row (gamma, w). The register kernel's own keys
-// (items, shift, broken_launch, partial_rows) leave auto to it and are errors with schedule=bulk.
+// (items, and where `register_keys_free` is false shift, broken_launch or partial_rows) leave auto
+// to it and are errors with schedule=bulk.
 BulkPlan read_bulk_schedule(VariantReader& v, const std::string& op, std::size_t elem,
                             const Shape& s, int tensors, bool weighted,
                             const std::map<std::string, std::int64_t>& strides, int forced,
-                            const std::string& shift, const std::string& broken,
-                            bool global_partials, const DeviceLimits& device, BackwardPlan& plan) {
-  const bool auto_free = forced == 0 && shift == "auto" && broken == "none" && !global_partials;
+                            bool register_keys_free, const DeviceLimits& device,
+                            BackwardPlan& plan) {
+  const bool auto_free = forced == 0 && register_keys_free;
   const BulkPlan bulk = read_backward_bulk(v, op, elem, s, tensors, weighted,
                                            strides_misaligned(strides, elem), auto_free, device,
                                            plan.g);
@@ -276,13 +277,12 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
   // Where auto takes the flat array (plan_flat.cpp's table), the other schedules step aside.
-  if (shift == "auto" && forced == 0 && !global_partials)
-    flat_auto(v, op, elem, s, strides, true, device);
-  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, has_w, strides, forced, shift, "none",
-                                           global_partials, device, plan);
-  const BackwardPhasePlan phase =
-      read_backward_phase(v, op, elem, s, strides, has_w, 1, forced,
-                          shift == "auto" && !global_partials, bulk.bulk, device, plan.g);
+  const bool register_keys_free = shift == "auto" && !global_partials;
+  if (register_keys_free && forced == 0) flat_auto(v, op, elem, s, strides, true, device);
+  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, has_w, strides, forced,
+                                           register_keys_free, device, plan);
+  const BackwardPhasePlan phase = read_backward_phase(
+      v, op, elem, s, strides, has_w, 1, forced, register_keys_free, bulk.bulk, device, plan.g);
   const FlatPlan flat =
       read_flat(v, op, backward_schedules(op), elem, s, strides, true, device, plan.g);
   const bool bulk_kernel = bulk.bulk && !phase.phase;
@@ -325,7 +325,9 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   if (bulk_kernel) add_grid_reduce_args(L, {"dw"}, grid_reduce);
   // One tile: dw sums in registers; streaming rows: dw's partial row (bulk: its stages; phase:
   // its sums' and the weight's slots; flat: its partial row and windows)
-  expect_register_kernel(op, global_partials, phase.phase || bulk.bulk || flat.flat);
+  // partial_rows=global names the register kernel: bulk and phase refuse it when asked for.
+  if (global_partials && flat.flat)
+    fail(op, "partial_rows=global needs the register kernel (schedule=regs, or auto's plan there)");
   set_geometry(L, g, phase.phase ? phase.shared_bytes
                      : flat.flat ? flat.shared_bytes
                      : bulk.bulk ? bulk.shared_bytes
@@ -359,12 +361,11 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   auto strides = row_strides(op, c, {"x", "r", "dy", "dh", "dx", "dr"}, strided, s.d);
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
   const std::string broken = v.get("broken_launch", "none", {"none", "short_shared"});
-  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, has_dh ? 4 : 3, has_w, strides, forced, shift,
-                                           broken, global_partials, device, plan);
-  const BackwardPhasePlan phase =
-      read_backward_phase(v, op, elem, s, strides, has_w, 1, forced,
-                          shift == "auto" && broken == "none" && !global_partials, bulk.bulk,
-                          device, plan.g);
+  const bool register_keys_free = shift == "auto" && broken == "none" && !global_partials;
+  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, has_dh ? 4 : 3, has_w, strides, forced,
+                                           register_keys_free, device, plan);
+  const BackwardPhasePlan phase = read_backward_phase(
+      v, op, elem, s, strides, has_w, 1, forced, register_keys_free, bulk.bulk, device, plan.g);
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
@@ -409,7 +410,6 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
             f32(eps),
             f32(weight == "gemma" ? 1.0 : 0.0)};
   if (bulk_kernel) add_grid_reduce_args(L, {"dw"}, grid_reduce);
-  expect_register_kernel(op, global_partials, phase.phase || bulk.bulk);
   set_geometry(L, g, phase.phase ? phase.shared_bytes
                      : bulk.bulk ? bulk.shared_bytes
                                  : register_shared_bytes(broken, op, g, s.d, has_w ? 1 : 0,
@@ -449,12 +449,11 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
 
   auto strides = row_strides(op, c, {"x", "dy", "dx"}, strided, s.d);
   BackwardPlan plan = backward_geometry(elem, s, strides, limits, forced, shift);
-  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, affine, strides, forced, shift, broken,
-                                           global_partials, device, plan);
-  const BackwardPhasePlan phase =
-      read_backward_phase(v, op, elem, s, strides, affine, 2, forced,
-                          shift == "auto" && broken == "none" && !global_partials, bulk.bulk,
-                          device, plan.g);
+  const bool register_keys_free = shift == "auto" && broken == "none" && !global_partials;
+  const BulkPlan bulk = read_bulk_schedule(v, op, elem, s, 2, affine, strides, forced,
+                                           register_keys_free, device, plan);
+  const BackwardPhasePlan phase = read_backward_phase(
+      v, op, elem, s, strides, affine, 2, forced, register_keys_free, bulk.bulk, device, plan.g);
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
@@ -504,7 +503,6 @@ std::vector<KernelLaunch> plan_layernorm_bwd(const KernelRef& ref, const Case& c
   // (kernels/layernorm_bwd.cuh keeps dbeta's in registers there).
   const int shared_sums = affine ? (elem == 2 ? 1 : 2) : 0;
   // phase: its sums' and gamma's slots.
-  expect_register_kernel(op, global_partials, phase.phase || bulk.bulk);
   set_geometry(L, g, phase.phase ? phase.shared_bytes
                      : bulk.bulk ? bulk.shared_bytes
                                  : register_shared_bytes(broken, op, g, s.d, shared_sums,

@@ -59,10 +59,6 @@ std::uint32_t streamed_partials_bytes(const RowGeometry& g, std::int64_t d, int 
 bool read_global_partials(VariantReader& v) {
   return v.get("partial_rows", "auto", {"auto", "global"}) == "global";
 }
-void expect_register_kernel(const std::string& op, bool global_partials, bool other_kernel) {
-  if (global_partials && other_kernel)
-    fail(op, "partial_rows=global needs the register kernel (schedule=regs, or auto's plan there)");
-}
 
 // A register launch's dynamic shared memory: the one-tile sums' (short of them where asked) or
 // the streamed partial rows', the larger.

@@ -348,8 +348,6 @@ constexpr int kBackwardThreadsPerSm = 512;
 // fit (auto) or in global memory (global: auto's path past a block's shared memory, kept in the
 // verify grid). Read it before the schedules: it leaves auto to the register kernel.
 bool read_global_partials(VariantReader& v);
-// partial_rows=global with another kernel (bulk, phase, flat) is a plan error.
-void expect_register_kernel(const std::string& op, bool global_partials, bool other_kernel);
 // A register launch's dynamic shared memory: its one-tile threads' `sums` weight-gradient sums
 // (short of them where `broken` is short_shared, for probes/selftest.json), or its streaming
 // rows' `gradients` partial rows where they fit, the larger. d: the row's width.
