@@ -13,6 +13,7 @@
 
 #include "harness/bench/bench_spec.h"
 #include "harness/bench/l2_flush.h"
+#include "harness/bench/launch_resources.h"
 #include "harness/device/buffers.h"
 #include "harness/device/generators.h"
 #include "harness/isolate/launcher.h"
@@ -134,6 +135,40 @@ void add_same_size_copy(json& row, const toolchain::DeviceMemory& src, const too
   });
 }
 
+// --resources: each case planned and compiled for the arch's reference device (no GPU needed, no
+// context made), its launches' registers, memory, blocks an SM and waves reported, nothing timed.
+int resources_only(const json& spec, const BenchChildOptions& opts) {
+  try {
+    const std::string arch = opts.arch.empty() ? "sm_90" : opts.arch;
+    const kernels::DeviceLimits limits = kernels::DeviceLimits::for_arch(arch);
+    const toolchain::Nvrtc nvrtc(opts.nvrtc_path);
+    toolchain::CompileCache cache(opts.cache_dir);
+    isolate::ImageSet images(nvrtc, cache, arch, nullptr);
+    send(opts.result_fd, {{"type", "toolchain"}, {"arch", arch}, {"sm_count", limits.sm_count},
+                          {"reference_device", limits.compute_capability >= 90 ? "H200" : "A100"},
+                          {"nvrtc_version", fmt::format("{}.{}", nvrtc.version().major, nvrtc.version().minor)}});
+    for (const auto& jc : spec.at("cases")) {
+      const BenchCase c = bench_case_from_json(jc);
+      json row = to_json(c);
+      row["type"] = "result";
+      row["impl"] = "ladder";
+      try {
+        const auto plans = kernels::plan(c.kernel, Case{{"rows", c.rows}, {"d", c.d}}, {{"eps", c.eps}}, limits);
+        row["kernels"] = case_resources(plans, images, limits);
+        row["bytes"] = minimum_bytes(plans.front().buffers);
+      } catch (const std::exception& e) {
+        row["error"] = e.what();
+      }
+      send(opts.result_fd, row);
+    }
+  } catch (const std::exception& e) {
+    send(opts.result_fd, {{"type", "unresolved"}, {"evidence", e.what()}});
+    return 1;
+  }
+  send(opts.result_fd, {{"type", "done"}});
+  return 0;
+}
+
 }  // namespace
 
 int bench_child_main(const BenchChildOptions& opts) {
@@ -144,6 +179,7 @@ int bench_child_main(const BenchChildOptions& opts) {
     send(opts.result_fd, {{"type", "unresolved"}, {"evidence", e.what()}});
     return 2;
   }
+  if (spec.value("resources_only", false)) return resources_only(spec, opts);
   if (!toolchain::driver()) {
     send(opts.result_fd, {{"type", "skipped"}, {"evidence", "no CUDA device: " + toolchain::driver_load_error()}});
     return 0;
@@ -185,13 +221,16 @@ int bench_child_main(const BenchChildOptions& opts) {
             kernels::plan(c.kernel, Case{{"rows", c.rows}, {"d", c.d}}, {{"eps", c.eps}}, limits);
         row["impl"] = "ladder";
         row.update(time_plans(plans, images, flush, iters));
+        row["kernels"] = case_resources(plans, images, limits);
         add_same_size_copy(row, copy_src, copy_dst, flush, iters);
         send(opts.result_fd, row);
         if (c.unfused_baseline) {
           json base = to_json(c);
           base["type"] = "result";
           base["impl"] = "unfused add + rmsnorm";
-          base.update(time_plans(unfused_add_then_rmsnorm(c, limits), images, flush, iters));
+          const auto unfused = unfused_add_then_rmsnorm(c, limits);
+          base.update(time_plans(unfused, images, flush, iters));
+          base["kernels"] = case_resources(unfused, images, limits);
           base["bytes"] = row["bytes"];  // the same minimum work, done in two passes
           send(opts.result_fd, base);
         }

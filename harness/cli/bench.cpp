@@ -46,6 +46,7 @@ void add_bench(CLI::App& app, int& exit_code) {
     std::vector<std::string> shapes, variants;
     int iters = 50;
     double timeout_s = 600;
+    bool resources = false;
   };
   auto st = std::make_shared<State>();
   cmd->add_option("kernels", st->ops, "ops to time (default: all in the default list)");
@@ -57,6 +58,10 @@ void add_bench(CLI::App& app, int& exit_code) {
   cmd->add_option("--arch", st->arch, "compile for this arch (default: the device's)");
   cmd->add_option("--nvrtc", st->nvrtc, "path of the libnvrtc.so to compile with");
   cmd->add_option("--timeout", st->timeout_s, "seconds for the whole bench child")->check(CLI::PositiveNumber);
+  cmd->add_flag("--resources", st->resources,
+                "time nothing: compile each case's kernels for --arch (default sm_90) and report registers, local and "
+                "shared memory, blocks an SM and waves on that arch's reference device (H200; A100 for sm_8x); "
+                "needs no GPU");
   cmd->callback([st, &exit_code] {
     std::vector<bench::BenchCase> cases;
     const std::set<std::string> wanted(st->ops.begin(), st->ops.end());
@@ -117,7 +122,7 @@ void add_bench(CLI::App& app, int& exit_code) {
       exit_code = kExitHarness;
       return;
     }
-    nlohmann::json spec = {{"iters", st->iters}, {"cases", nlohmann::json::array()}};
+    nlohmann::json spec = {{"iters", st->iters}, {"resources_only", st->resources}, {"cases", nlohmann::json::array()}};
     for (const auto& c : cases) spec["cases"].push_back(bench::to_json(c));
     std::vector<std::string> argv{toolchain::self_executable(), "__bench-child"};
     if (!st->arch.empty()) argv.insert(argv.end(), {"--arch", st->arch});
@@ -127,6 +132,7 @@ void add_bench(CLI::App& app, int& exit_code) {
 
     nlohmann::json doc = {{"tool", "ladder-bench"}, {"command", command_line()}, {"date", now_iso8601()},
                           {"commit", current_commit()}, {"host", host_name()}, {"results", nlohmann::json::array()}};
+    if (st->resources) doc["resources_only"] = true;
     std::string problem;
     bool done = false;
     for (const auto& m : run.messages) {
@@ -143,7 +149,7 @@ void add_bench(CLI::App& app, int& exit_code) {
                                                        : fmt::format("child exited {} early", run.exit_code);
     doc["problem"] = problem;
     doc = bench::annotate(doc);
-    std::cout << bench::bench_terminal_table(doc);
+    std::cout << (st->resources ? bench::resources_terminal_table(doc) : bench::bench_terminal_table(doc));
     if (!problem.empty()) std::cout << problem << "\n";
     if (!st->json_path.empty()) write_file_atomic(st->json_path, doc.dump(1) + "\n");
     const bool skipped = problem.rfind("SKIPPED", 0) == 0;

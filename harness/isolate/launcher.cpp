@@ -89,6 +89,7 @@ const CompiledImage& ImageSet::image(const KernelLaunch& k) {
     img.image = r.image;
     img.lowered_name = r.lowered_name;
     img.cache_hit = r.cache_hit;
+    img.is_cubin = r.kind == toolchain::ImageKind::Cubin;
   } else {
     // PTX and cubin from any frontend are loaded as they are; the entry is already lowered.
     img.image = read_file(k.source, "source file");

@@ -4,6 +4,10 @@
 
 namespace ladder::kernels {
 
+DeviceLimits DeviceLimits::for_arch(std::string_view arch) {
+  return arch.rfind("sm_8", 0) == 0 || arch.rfind("compute_8", 0) == 0 ? a100() : h200();
+}
+
 DeviceLimits DeviceLimits::from(const toolchain::DeviceInfo& device) {
   constexpr DeviceLimits fallback = h200();
   auto or_fallback = [](auto value, auto otherwise) { return value > 0 ? value : otherwise; };

@@ -4,6 +4,7 @@
 // tests, which take a named device.
 #pragma once
 #include <cstdint>
+#include <string_view>
 
 namespace ladder::toolchain {
 struct DeviceInfo;
@@ -23,6 +24,9 @@ struct DeviceLimits {
   static constexpr DeviceLimits h200() { return {132, 2048, 227 * 1024, 228 * 1024, 90}; }
   // sm_80, for tests: fewer SMs and 64 KiB less shared memory a block than the H200.
   static constexpr DeviceLimits a100() { return {108, 2048, 163 * 1024, 164 * 1024, 80}; }
+  // The reference device of an arch, for plans and occupancy without a GPU: sm_8x the A100's,
+  // any other the H200's.
+  static DeviceLimits for_arch(std::string_view arch);
   // From a context's device. An attribute the driver did not report (0) keeps the H200's value.
   static DeviceLimits from(const toolchain::DeviceInfo& device);
 };

@@ -9,6 +9,27 @@ namespace {
 std::string same_size_cell(const json& r) {
   return r.contains("cold_of_same_size_copy") ? fmt::format("{:.3f}", r["cold_of_same_size_copy"].get<double>()) : "—";
 }
+
+// One launch's cells: registers, local bytes, shared bytes (static + dynamic), threads, blocks an
+// SM (the limit), grid blocks, waves; or the reason they are missing.
+struct ResourceCells {
+  std::string registers, local, shared, threads, blocks_per_sm, grid, waves;
+};
+ResourceCells resource_cells(const json& k) {
+  ResourceCells c;
+  c.threads = std::to_string(k.value("threads", 0L));
+  c.grid = std::to_string(k.value("grid_blocks", 0L));
+  if (!k.contains("registers")) {
+    c.registers = "unknown: " + k.value("resources_error", std::string("not recorded"));
+    return c;
+  }
+  c.registers = std::to_string(k.value("registers", 0));
+  c.local = std::to_string(k.value("local_bytes", 0));
+  c.shared = fmt::format("{}+{}", k.value("static_shared_bytes", 0), k.value("dynamic_shared_bytes", 0L));
+  c.blocks_per_sm = fmt::format("{} ({})", k.value("blocks_per_sm", 0), k.value("limited_by", ""));
+  c.waves = fmt::format("{:.2f}", k.value("waves", 0.0));
+  return c;
+}
 }  // namespace
 
 namespace bench {
@@ -55,8 +76,44 @@ std::string bench_terminal_table(const json& doc) {
   return s;
 }
 
+std::string resources_terminal_table(const json& doc) {
+  std::string s = fmt::format("{:<16} {:<5} {:>7} {:>6} {:>5} {:>6} {:>12} {:>7} {:>20} {:>7} {:>6}  {}\n", "op", "dtype",
+                              "rows", "d", "regs", "local", "smem s+dyn", "threads", "blocks/SM (limit)", "grid",
+                              "waves", "kernel");
+  for (const auto& r : doc.value("results", json::array())) {
+    for (const auto& k : r.value("kernels", json::array())) {
+      const ResourceCells c = resource_cells(k);
+      s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:>5} {:>6} {:>12} {:>7} {:>20} {:>7} {:>6}  {}\n", r.value("op", ""),
+                       r.value("dtype", ""), r.value("rows", 0), r.value("d", 0), c.registers, c.local, c.shared,
+                       c.threads, c.blocks_per_sm, c.grid, c.waves, k.value("entry", ""));
+    }
+  }
+  return s;
+}
+
 }  // namespace bench
 
+std::string resources_markdown(const json& bench) {
+  std::string rows;
+  for (const auto& r : bench.value("results", json::array())) {
+    if (r.value("impl", "") != "ladder") continue;
+    for (const auto& k : r.value("kernels", json::array())) {
+      const ResourceCells c = resource_cells(k);
+      rows += fmt::format("| {} | {} | {}×{} | `{}` | {} | {} | {} | {} | {} | {} | {} |\n", r.value("op", ""),
+                          r.value("dtype", ""), r.value("rows", 0L), r.value("d", 0L), k.value("entry", ""), c.registers,
+                          c.local, c.shared, c.threads, c.blocks_per_sm, c.grid, c.waves);
+    }
+  }
+  if (rows.empty()) return "";
+  return "### What each launch costs an SM (the same run's images)\n\n"
+         "Registers a thread, local memory a thread (the stack frame: spilled registers and local arrays) and "
+         "shared memory a block (static + dynamic), read from the cubin the bench ran; blocks an SM and what limits "
+         "them, by the occupancy calculator's rules for the device; waves: the grid's blocks over blocks an SM times "
+         "SMs (`harness/kernels/occupancy.h`).\n\n"
+         "| op | dtype | rows × d | kernel | regs | local B | smem B (static+dyn) | threads | blocks/SM (limit) | grid | waves |\n"
+         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n" +
+         rows + "\n";
+}
 
 std::string peers_markdown(const json& peers) {
   std::string md = "### Peers (scripts/bench_peers.py)\n\n";
@@ -88,6 +145,8 @@ std::string bench_markdown(const json& bench, const std::string& path, const jso
                       bench["toolchain"].value("nvrtc_version", "?"));
   if (bench.contains("copy"))
     md += fmt::format("- copy ceiling (same run): {:.0f} GB/s\n", bench["copy"].value("gbps", 0.0));
+  if (bench.value("resources_only", false))
+    return md + "- `--resources`: compiled and planned for the reference device, nothing timed\n\n" + resources_markdown(bench);
   md += "\nGB/s counts the minimum bytes: each input read once, each output written once. Cold: L2 flushed before every launch. Hot: back-to-back launches. "
         "cold / copy is the fraction of the ceiling (a 2 GiB copy); cold / same-size copy, of a cold copy of the case's own bytes timed the same way, which pays the same fixed costs of a launch. "
         "The flush overwrites a buffer, which leaves the L2 full of dirty lines that the timed launch writes back; clean µs flushes the same way and then reads the buffer once more, so the launch pays for its own traffic alone (harness/bench/l2_flush.h). Peers are timed both ways too.\n\n";
@@ -120,7 +179,7 @@ std::string bench_markdown(const json& bench, const std::string& path, const jso
                       r.value("cold_fraction", 0.0), r.value("hot_fraction", 0.0), same_size_cell(r), best_peer("us"),
                       clean > 0 ? fmt::format("{:.2f}", clean) : std::string("—"), best_peer("us_clean"));
   }
-  return md + "\n";
+  return md + "\n" + resources_markdown(bench);
 }
 
 }  // namespace ladder

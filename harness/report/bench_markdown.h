@@ -10,10 +10,15 @@ namespace ladder::bench {
 // fraction of a same-size copy where the bench child timed one (copy_same_us).
 nlohmann::json annotate(nlohmann::json doc);
 std::string bench_terminal_table(const nlohmann::json& doc);
+// Each result's launches (its "kernels": registers, local and shared bytes, blocks an SM and what
+// limits them, waves), one line a launch; results without them are left out.
+std::string resources_terminal_table(const nlohmann::json& doc);
 
 }  // namespace ladder::bench
 
 namespace ladder {
 std::string bench_markdown(const nlohmann::json& bench, const std::string& path, const nlohmann::json& peers);
 std::string peers_markdown(const nlohmann::json& peers);
+// The same launches as a markdown table ("" where no result has them).
+std::string resources_markdown(const nlohmann::json& bench);
 }  // namespace ladder
