@@ -158,6 +158,7 @@ TEST_CASE("bench --resources reports each launch's registers, memory, blocks an 
   CHECK(kernels[0].at("waves").get<double>() == Approx(1.0));
   const std::string md = ladder::bench_markdown(doc, "bench-resources.json", nlohmann::json::object());
   CHECK(md.find("nothing timed") != std::string::npos);
+  CHECK(md.find("reference device: H200 (132 SMs), sm_90") != std::string::npos);
   CHECK(md.find("| rmsnorm_bwd | bf16 | 2048×16384 | `ladder::rmsnorm_bwd_bulk<") != std::string::npos);
 }
 

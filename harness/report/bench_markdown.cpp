@@ -105,11 +105,11 @@ std::string resources_markdown(const json& bench) {
     }
   }
   if (rows.empty()) return "";
-  return "### What each launch costs an SM (the same run's images)\n\n"
+  return "### What each launch costs an SM\n\n"
          "Registers a thread, local memory a thread (the stack frame: spilled registers and local arrays) and "
-         "shared memory a block (static + dynamic), read from the cubin the bench ran; blocks an SM and what limits "
-         "them, by the occupancy calculator's rules for the device; waves: the grid's blocks over blocks an SM times "
-         "SMs (`harness/kernels/occupancy.h`).\n\n"
+         "shared memory a block (static + dynamic), read from the cubin the run compiled for the launch; blocks an SM "
+         "and what limits them, by the occupancy calculator's rules for the device; waves: the grid's blocks over "
+         "blocks an SM times SMs (`harness/kernels/occupancy.h`).\n\n"
          "| op | dtype | rows × d | kernel | regs | local B | smem B (static+dyn) | threads | blocks/SM (limit) | grid | waves |\n"
          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n" +
          rows + "\n";
@@ -138,7 +138,11 @@ std::string bench_markdown(const json& bench, const std::string& path, const jso
   std::string md = fmt::format("## Benchmarks (`{}`)\n\n", path);
   md += fmt::format("- command: `{}`; date: {}; commit: {}\n", bench.value("command", ""), bench.value("date", ""),
                     bench.value("commit", ""));
-  if (bench.contains("toolchain"))
+  if (bench.contains("toolchain") && bench["toolchain"].contains("reference_device"))
+    md += fmt::format("- reference device: {} ({} SMs), {}, NVRTC {}; no GPU used\n",
+                      bench["toolchain"].value("reference_device", "?"), bench["toolchain"].value("sm_count", 0),
+                      bench["toolchain"].value("arch", "?"), bench["toolchain"].value("nvrtc_version", "?"));
+  else if (bench.contains("toolchain"))
     md += fmt::format("- GPU: {} ({} SMs), CUDA driver API {}.{}, NVRTC {}\n", bench["toolchain"].value("gpu", "?"),
                       bench["toolchain"].value("sm_count", 0), bench["toolchain"].value("driver_version", 0) / 1000,
                       bench["toolchain"].value("driver_version", 0) % 1000 / 10,
