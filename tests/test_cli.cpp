@@ -35,13 +35,24 @@ TEST_CASE("run --compile-only compiles every rung of both built-in ladders", "[c
   INFO(o.output);
   CHECK(o.exit_code == 0);
   const auto doc = read_json(json);
-  std::size_t compiled = 0;
+  std::size_t compiled = 0, with_resources = 0, without = 0;
   for (const auto& r : doc.at("rungs")) {
     if (r.at("name") == "st_compile_error") continue;
     CHECK(r.at("verdict") == "SKIPPED");
     CHECK(r.at("stage") == "image");
     ++compiled;
+    // Each compiled kernel's registers and memory, read from its cubin, for `ladder compare`;
+    // a PTX source (st_load_error) has none.
+    without += r.value("images", nlohmann::json::array()).empty() ? 1 : 0;
+    for (const auto& i : r.value("images", nlohmann::json::array())) {
+      INFO(r.at("name") << ": " << i.dump());
+      CHECK(i.at("registers").get<int>() > 0);
+      CHECK(i.at("local_bytes").get<int>() >= 0);
+      ++with_resources;
+    }
   }
+  CHECK(with_resources >= compiled - 1);
+  CHECK(without == 1);
   CHECK(compiled >= 20);
   CHECK(doc.at("counts").at("UNRESOLVED") == 0);
 }

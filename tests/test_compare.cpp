@@ -67,3 +67,31 @@ TEST_CASE("ladder compare exits 1 on a regression and 2 on a bad file", "[compar
   CHECK(e.exit_code == 2);
   CHECK(e.output.find(bad) != std::string::npos);
 }
+
+TEST_CASE("compare lists the kernels whose registers or memory moved, without calling it a regression",
+          "[compare]") {
+  RunDocument before, after;
+  before.rungs = {rung("p0", Verdict::Pass, Stage::Done), rung("p1", Verdict::Pass, Stage::Done)};
+  after.rungs = before.rungs;
+  before.rungs[0].images = {{"ladder::k<1>", 40, 0, 256}, {"ladder::gone", 32, 0, 0}};
+  after.rungs[0].images = {{"ladder::k<1>", 48, 16, 256}, {"ladder::new", 32, 0, 0}};
+  before.rungs[1].images = after.rungs[1].images = {{"ladder::same", 64, 0, 1024}};
+  // Round trip through the run document's JSON: the images survive, and a document without them reads.
+  RunDocument read = run_document_from_json(to_json(after));
+  REQUIRE(read.rungs[0].images.size() == 2);
+  CHECK(read.rungs[0].images[0].local_bytes == 16);
+  auto plain = to_json(before);
+  plain["rungs"][0].erase("images");
+  read = run_document_from_json(plain);
+  CHECK(read.rungs[0].images.empty());
+
+  const auto changes = compare_runs(before, after);
+  const auto& p0 = find(changes, "p0");
+  CHECK(p0.change == Change::Same);
+  REQUIRE(p0.resource_changes.size() == 1);  // k<1> alone: gone and new are in one run only
+  CHECK(p0.resource_changes[0] == "ladder::k<1>: registers 40 -> 48, local 0 -> 16 B");
+  CHECK(find(changes, "p1").resource_changes.empty());
+  const auto table = compare_table(changes, before, after);
+  CHECK(table.find("    resources: ladder::k<1>: registers 40 -> 48, local 0 -> 16 B") != std::string::npos);
+  CHECK(table.find("2 rungs compared, 0 regressed, 1 with kernels whose registers or memory moved") != std::string::npos);
+}

@@ -36,6 +36,14 @@ struct CaseResult {
   std::map<std::string, double> extra;// kernel time etc. (benchmarks)
 };
 
+// What one compiled kernel of a rung costs an SM, read from its cubin
+// (toolchain/cubin_resources.h): the numbers a toolchain upgrade can move without any verdict
+// changing.
+struct ImageResources {
+  std::string entry;  // the name expression compiled
+  int registers = 0, local_bytes = 0, static_shared_bytes = 0;
+};
+
 struct RungResult {
   std::string name, adds;
   std::vector<std::string> features;
@@ -52,6 +60,7 @@ struct RungResult {
   std::map<std::string, double> ms;   // per-stage milliseconds, summed over cases
   double wall_ms = 0;
   std::vector<CaseResult> cases;      // every case that ran
+  std::vector<ImageResources> images; // each distinct kernel compiled to a cubin, in compile order
 };
 
 std::string shape_text(const std::map<std::string, std::int64_t>& shape);

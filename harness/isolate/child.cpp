@@ -24,6 +24,7 @@
 #include "harness/isolate/trace.h"
 #include "harness/ladder/manifest.h"
 #include "harness/toolchain/compile_cache.h"
+#include "harness/toolchain/cubin_resources.h"
 #include "harness/toolchain/driver.h"
 #include "harness/toolchain/nvrtc.h"
 
@@ -121,9 +122,16 @@ int child_main(const ChildOptions& opts) {
   }
 
   ImageSet images(nvrtc, cache, arch, [&](const CompiledImage& img) {
-    out.send({{"type", "compile"}, {"source", img.source}, {"entry", img.entry}, {"ok", img.ok},
+    json m = {{"type", "compile"}, {"source", img.source}, {"entry", img.entry}, {"ok", img.ok},
               {"error", img.error}, {"log", img.log}, {"options", img.options},
-              {"cache_hit", img.cache_hit}, {"ms", img.ms}});
+              {"cache_hit", img.cache_hit}, {"ms", img.ms}};
+    if (img.ok && img.is_cubin) {
+      const auto r = toolchain::kernel_resources(img.image, img.lowered_name);
+      if (r.ok)
+        m["resources"] = {{"registers", r.resources.registers}, {"local_bytes", r.resources.local_bytes},
+                          {"static_shared_bytes", r.resources.static_shared_bytes}};
+    }
+    out.send(m);
   });
 
   for (std::size_t i = opts.first_case; i < rung.cases.size(); ++i) {

@@ -215,6 +215,15 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
             r.cache_hit = m.value("cache_hit", false);
           }
           if (!ok && r.compile_error.empty()) r.compile_error = m.value("error", "");
+          if (m.contains("resources")) {
+            const std::string entry = m.value("entry", "");
+            const bool known = std::any_of(r.images.begin(), r.images.end(),
+                                           [&](const ImageResources& i) { return i.entry == entry; });
+            const auto& res = m.at("resources");
+            if (!known)
+              r.images.push_back({entry, res.value("registers", 0), res.value("local_bytes", 0),
+                                  res.value("static_shared_bytes", 0)});
+          }
         } else if (type == "begin") {
           current = m.at("index").get<std::size_t>();
         } else if (type == "case") {

@@ -4,6 +4,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/report/printers.h"
 
@@ -17,6 +18,24 @@ double worst_ratio(const RungResult& r) {
   for (const auto& c : r.cases)
     for (const auto& n : c.numerics) w = std::max(w, n.worst_ratio);
   return w;
+}
+
+// One line a kernel compiled in both rungs whose resources differ.
+std::vector<std::string> resource_changes(const RungResult& before, const RungResult& after) {
+  std::vector<std::string> out;
+  for (const auto& a : after.images) {
+    const auto b = std::find_if(before.images.begin(), before.images.end(),
+                                [&](const ImageResources& i) { return i.entry == a.entry; });
+    if (b == before.images.end()) continue;
+    std::vector<std::string> parts;
+    if (b->registers != a.registers) parts.push_back(fmt::format("registers {} -> {}", b->registers, a.registers));
+    if (b->local_bytes != a.local_bytes)
+      parts.push_back(fmt::format("local {} -> {} B", b->local_bytes, a.local_bytes));
+    if (b->static_shared_bytes != a.static_shared_bytes)
+      parts.push_back(fmt::format("static shared {} -> {} B", b->static_shared_bytes, a.static_shared_bytes));
+    if (!parts.empty()) out.push_back(fmt::format("{}: {}", a.entry, fmt::join(parts, ", ")));
+  }
+  return out;
 }
 
 }  // namespace
@@ -63,6 +82,7 @@ std::vector<RungChange> compare_runs(const RunDocument& before, const RunDocumen
     else if (c.before != c.after) c.change = was_good ? Change::Same : Change::Regressed;
     if (c.change == Change::Regressed)
       c.evidence = r.failing_case.empty() ? r.evidence : fmt::format("[{}] {}", r.failing_case, r.evidence);
+    c.resource_changes = resource_changes(o, r);
     out.push_back(c);
   }
   for (const auto& [name, o] : old_by_name) {
@@ -86,15 +106,18 @@ std::string compare_table(const std::vector<RungChange>& changes, const RunDocum
                               after.commit);
   s += fmt::format("{:<28} {:<10} {:<20} {:<20} {:<17} {:>13} {:>7}\n", "rung", "change", "before", "after",
                    "stage", "worst/bound", "wall x");
-  std::size_t regressed = 0;
+  std::size_t regressed = 0, moved = 0;
   for (const auto& c : changes) {
     regressed += c.change == Change::Regressed;
+    moved += !c.resource_changes.empty();
     s += fmt::format("{:<28} {:<10} {:<20} {:<20} {:<17} {:>6.2f}->{:<5.2f} {:>7}\n", c.name, change_label(c.change),
                      c.before, c.after, c.stage_before + "->" + c.stage_after, c.worst_before, c.worst_after,
                      c.wall_ratio > 0 ? fmt::format("{:.2f}", c.wall_ratio) : std::string("-"));
     if (!c.evidence.empty()) s += "    " + c.evidence + "\n";
+    for (const auto& line : c.resource_changes) s += "    resources: " + line + "\n";
   }
-  s += fmt::format("\n{} rungs compared, {} regressed\n", changes.size(), regressed);
+  s += fmt::format("\n{} rungs compared, {} regressed, {} with kernels whose registers or memory moved\n",
+                   changes.size(), regressed, moved);
   return s;
 }
 

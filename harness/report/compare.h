@@ -18,6 +18,10 @@ struct RungChange {
   double worst_before = 0, worst_after = 0;  // worst error / bound over the rung's cases
   double wall_ratio = 0;           // after / before, 0 when either is absent
   std::string evidence;            // the after run's evidence when it regressed
+  // Kernels compiled in both runs whose registers, local or static shared bytes differ, one line
+  // each ("ladder::k<1>: registers 40 -> 48, local 0 -> 16 B"): what a toolchain upgrade moved
+  // where no verdict did. Not a regression by itself.
+  std::vector<std::string> resource_changes;
 };
 
 // Good means the rung did what its manifest expected (PASS, XFAIL); anything else counts as bad.
