@@ -13,16 +13,6 @@
 namespace ladder::cli {
 namespace {
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open", path));
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
-  }
-}
-
 std::string overhead_section(const RunDocument& doc) {
   if (!doc.extra.contains("overhead")) return "";
   const auto& o = doc.extra["overhead"];
@@ -86,8 +76,8 @@ void add_report(CLI::App& app, int& exit_code) {
         md += overhead_section(doc);
       }
       nlohmann::json peers = nlohmann::json::object();
-      for (const auto& p : st->peers) peers = read_json(p);
-      for (const auto& b : st->benches) md += bench_markdown(read_json(b), b, peers);
+      for (const auto& p : st->peers) peers = read_json_file(p);
+      for (const auto& b : st->benches) md += bench_markdown(read_json_file(b), b, peers);
       if (!peers.empty()) md += peers_markdown(peers);
       for (const auto& v : st->verbatim) {
         std::ifstream in(v);

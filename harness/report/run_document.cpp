@@ -83,11 +83,20 @@ RunDocument run_document_from_json(const json& j) {
   return d;
 }
 
-RunDocument load_run_document(const std::string& path) {
+json read_json_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open", path));
   try {
-    return run_document_from_json(json::parse(in));
+    return json::parse(in);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+RunDocument load_run_document(const std::string& path) {
+  const json j = read_json_file(path);
+  try {
+    return run_document_from_json(j);
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
   }

@@ -28,6 +28,7 @@ struct RunDocument {
 nlohmann::json to_json(const RunDocument& d);
 RunDocument run_document_from_json(const nlohmann::json& j);  // throws std::exception with a reason
 RunDocument load_run_document(const std::string& path);        // throws std::runtime_error naming the file
+nlohmann::json read_json_file(const std::string& path);        // any JSON; throws naming the file
 
 // Writes `text` to `path` through a temporary file and a rename: readers never see half a file.
 void write_file_atomic(const std::string& path, const std::string& text);

@@ -1,0 +1,135 @@
+#include "harness/report/bench_compare.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace ladder {
+using nlohmann::json;
+
+namespace {
+
+std::string variant_text(const json& r) {
+  std::vector<std::string> kv;
+  const json variant = r.value("variant", json::object());  // held: items() refers into it
+  for (const auto& [k, v] : variant.items())
+    kv.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+  return fmt::format("{}", fmt::join(kv, ","));
+}
+
+using Key = std::tuple<std::string, std::string, long long, long long, std::string, std::string>;
+Key key_of(const json& r) {
+  return {r.value("op", ""), r.value("dtype", ""), r.value("rows", 0LL), r.value("d", 0LL), r.value("impl", ""),
+          variant_text(r)};
+}
+
+std::optional<double> time_of(const json& r, const char* which) {
+  if (r.contains("error") || r.value(which, 0.0) <= 0) return std::nullopt;
+  return r.value(which, 0.0);
+}
+
+// The launches, matched by entry, whose registers, local or static shared bytes differ.
+std::vector<std::string> resource_changes(const json& before, const json& after) {
+  std::vector<std::string> out;
+  for (const auto& a : after.value("kernels", json::array())) {
+    if (!a.contains("registers")) continue;
+    for (const auto& b : before.value("kernels", json::array())) {
+      if (b.value("entry", "") != a.value("entry", "") || !b.contains("registers")) continue;
+      std::vector<std::string> parts;
+      auto moved = [&](const char* field, const char* name, const char* unit) {
+        if (b.value(field, 0) != a.value(field, 0))
+          parts.push_back(fmt::format("{} {} -> {}{}", name, b.value(field, 0), a.value(field, 0), unit));
+      };
+      moved("registers", "registers", "");
+      moved("local_bytes", "local", " B");
+      moved("static_shared_bytes", "static shared", " B");
+      moved("blocks_per_sm", "blocks/SM", "");
+      if (!parts.empty()) out.push_back(fmt::format("{}: {}", a.value("entry", ""), fmt::join(parts, ", ")));
+      break;
+    }
+  }
+  return out;
+}
+
+std::string us_cell(const std::optional<double>& before, const std::optional<double>& after) {
+  const std::string b = before ? fmt::format("{:.2f}", *before) : "-";
+  const std::string a = after ? fmt::format("{:.2f}", *after) : "-";
+  const std::string ratio = before && after ? fmt::format(" ({:.3f})", *after / *before) : "";
+  return b + " -> " + a + ratio;
+}
+
+}  // namespace
+
+bool is_bench_document(const json& doc) { return doc.is_object() && doc.value("tool", "") == "ladder-bench"; }
+
+std::vector<BenchChange> compare_benches(const json& before, const json& after) {
+  // Held: the map points into them.
+  const json old_results = before.value("results", json::array()), new_results = after.value("results", json::array());
+  std::map<Key, const json*> old_by_key;
+  for (const auto& r : old_results) old_by_key.emplace(key_of(r), &r);
+  std::vector<BenchChange> out;
+  auto fill = [](BenchChange& c, const json& r) {
+    c.op = r.value("op", "");
+    c.dtype = r.value("dtype", "");
+    c.rows = r.value("rows", 0LL);
+    c.d = r.value("d", 0LL);
+    c.impl = r.value("impl", "");
+    c.variant = variant_text(r);
+  };
+  for (const auto& r : new_results) {
+    BenchChange c;
+    fill(c, r);
+    c.cold_after = time_of(r, "cold_us");
+    c.hot_after = time_of(r, "hot_us");
+    c.error_after = r.value("error", "");
+    if (auto it = old_by_key.find(key_of(r)); it != old_by_key.end()) {
+      const json& o = *it->second;
+      c.cold_before = time_of(o, "cold_us");
+      c.hot_before = time_of(o, "hot_us");
+      c.error_before = o.value("error", "");
+      c.resource_changes = resource_changes(o, r);
+      old_by_key.erase(it);
+    }
+    out.push_back(c);
+  }
+  for (const auto& [key, o] : old_by_key) {  // timed before, absent after
+    BenchChange c;
+    fill(c, *o);
+    c.cold_before = time_of(*o, "cold_us");
+    c.hot_before = time_of(*o, "hot_us");
+    c.error_before = o->value("error", "");
+    c.error_after = "not in the second run";
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string bench_compare_table(const std::vector<BenchChange>& changes, const json& before, const json& after) {
+  auto head = [](const json& doc) {
+    const double copy = doc.contains("copy") ? doc["copy"].value("gbps", 0.0) : 0.0;
+    return fmt::format("{} (commit {}, {}, copy ceiling {})", doc.value("date", "?"), doc.value("commit", "?"),
+                       doc.contains("toolchain") ? doc["toolchain"].value("gpu", "no GPU") : std::string("no GPU"),
+                       copy > 0 ? fmt::format("{:.0f} GB/s", copy) : std::string("not measured"));
+  };
+  std::string s = "before: " + head(before) + "\nafter:  " + head(after) + "\n";
+  s += fmt::format("{:<16} {:<5} {:>13} {:<24} {:<32} {:<32}\n", "op", "dtype", "rows x d", "impl",
+                   "cold us before -> after (x)", "hot us before -> after (x)");
+  std::size_t lost = 0, moved = 0;
+  for (const auto& c : changes) {
+    lost += c.lost();
+    moved += !c.resource_changes.empty();
+    const std::string impl = c.variant.empty() ? c.impl : c.impl + " [" + c.variant + "]";
+    s += fmt::format("{:<16} {:<5} {:>13} {:<24} {:<32} {:<32}\n", c.op, c.dtype, fmt::format("{}x{}", c.rows, c.d),
+                     impl, us_cell(c.cold_before, c.cold_after), us_cell(c.hot_before, c.hot_after));
+    if (c.lost()) s += "    LOST: " + c.error_after + "\n";
+    for (const auto& line : c.resource_changes) s += "    resources: " + line + "\n";
+  }
+  s += fmt::format("\n{} cases compared, {} timed before and not after, {} with launches whose registers or memory moved\n",
+                   changes.size(), lost, moved);
+  return s;
+}
+
+}  // namespace ladder

@@ -1,0 +1,31 @@
+// Two bench documents side by side, case by case: the A/B of a kernel change or a toolchain.
+// Cases match on op, dtype, shape, implementation and variant; each gets its cold and hot times
+// before and after, their ratio, and the launches whose registers or memory moved. Both runs'
+// copy ceilings head the table, so that a machine's own drift is in view.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ladder {
+
+struct BenchChange {
+  std::string op, dtype, impl, variant;  // variant: "" or the plan keys as KEY=VALUE, comma-joined
+  long long rows = 0, d = 0;
+  std::optional<double> cold_before, cold_after, hot_before, hot_after;  // µs; absent: not timed
+  std::string error_before, error_after;
+  std::vector<std::string> resource_changes;  // "entry: registers 40 -> 48, local 0 -> 16 B"
+  // Timed before but not after (an error, or the case gone): the one outcome that fails compare.
+  bool lost() const { return cold_before && !cold_after; }
+};
+
+// Whether `doc` is a bench document (ladder bench --json) rather than a run document.
+bool is_bench_document(const nlohmann::json& doc);
+
+std::vector<BenchChange> compare_benches(const nlohmann::json& before, const nlohmann::json& after);
+std::string bench_compare_table(const std::vector<BenchChange>& changes, const nlohmann::json& before,
+                                const nlohmann::json& after);
+
+}  // namespace ladder

@@ -1,0 +1,79 @@
+// `ladder compare` on two bench documents: each case's times before and after, matched on op,
+// dtype, shape, implementation and variant, and the launches whose registers or memory moved.
+#include "harness/report/bench_compare.h"
+#include "harness/report/run_document.h"
+#include "tests/catch.h"
+#include "tests/cli_helpers.h"
+
+using nlohmann::json;
+using namespace ladder_test;
+
+namespace {
+json result(const std::string& op, long long d, double cold, json variant = json::object()) {
+  return {{"type", "result"}, {"op", op}, {"dtype", "bf16"}, {"rows", 4096}, {"d", d}, {"impl", "ladder"},
+          {"variant", variant}, {"cold_us", cold}, {"hot_us", cold * 0.9}};
+}
+json bench(double copy) {
+  return {{"tool", "ladder-bench"}, {"date", "2026-12-04"}, {"commit", "abc"}, {"copy", {{"gbps", copy}}},
+          {"results", json::array()}};
+}
+const ladder::BenchChange& find(const std::vector<ladder::BenchChange>& v, const std::string& op, long long d,
+                                const std::string& variant = "") {
+  for (const auto& c : v)
+    if (c.op == op && c.d == d && c.variant == variant) return c;
+  throw std::out_of_range(op);
+}
+}  // namespace
+
+TEST_CASE("compare matches bench cases and gives each its times before and after", "[compare]") {
+  json a = bench(4200), b = bench(4210);
+  a["results"] = {result("rmsnorm", 4096, 70.0), result("rmsnorm", 4096, 80.0, {{"loop_passes", "2"}}),
+                  result("layernorm", 4096, 72.0), result("layernorm", 8192, 75.0)};
+  b["results"] = {result("rmsnorm", 4096, 63.0), result("rmsnorm", 4096, 81.0, {{"loop_passes", "2"}}),
+                  result("layernorm", 4096, 0.0), result("add_rmsnorm", 4096, 128.0)};
+  b["results"][2]["error"] = "CUDA_ERROR_ILLEGAL_ADDRESS";
+  a["results"][0]["kernels"] = {{{"entry", "ladder::k<1>"}, {"registers", 40}, {"local_bytes", 0},
+                                 {"static_shared_bytes", 256}, {"blocks_per_sm", 12}}};
+  b["results"][0]["kernels"] = {{{"entry", "ladder::k<1>"}, {"registers", 48}, {"local_bytes", 16},
+                                 {"static_shared_bytes", 256}, {"blocks_per_sm", 10}}};
+  const auto changes = ladder::compare_benches(a, b);
+  REQUIRE(changes.size() == 5);
+  const auto& faster = find(changes, "rmsnorm", 4096);
+  CHECK(*faster.cold_after / *faster.cold_before == Approx(0.9));
+  CHECK_FALSE(faster.lost());
+  REQUIRE(faster.resource_changes.size() == 1);
+  CHECK(faster.resource_changes[0] == "ladder::k<1>: registers 40 -> 48, local 0 -> 16 B, blocks/SM 12 -> 10");
+  // The variant keeps its own row.
+  CHECK(*find(changes, "rmsnorm", 4096, "loop_passes=2").cold_after == Approx(81.0));
+  CHECK(find(changes, "layernorm", 4096).lost());  // timed before, an error after
+  CHECK(find(changes, "layernorm", 8192).lost());  // timed before, absent after
+  CHECK_FALSE(find(changes, "add_rmsnorm", 4096).lost());  // new: nothing lost
+  const std::string table = ladder::bench_compare_table(changes, a, b);
+  CHECK(table.find("copy ceiling 4200 GB/s") != std::string::npos);
+  CHECK(table.find("70.00 -> 63.00 (0.900)") != std::string::npos);
+  CHECK(table.find("ladder [loop_passes=2]") != std::string::npos);
+  CHECK(table.find("LOST: CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos);
+  CHECK(table.find("5 cases compared, 2 timed before and not after, 1 with launches") != std::string::npos);
+}
+
+TEST_CASE("ladder compare takes two bench documents, exits 1 when a case is lost, 2 for a mixed pair",
+          "[compare][cli]") {
+  json a = bench(4200), b = bench(4200);
+  a["results"] = {result("rmsnorm", 4096, 70.0)};
+  b["results"] = {result("rmsnorm", 4096, 71.0)};
+  const std::string pa = temp_path("bench-a.json"), pb = temp_path("bench-b.json"), pc = temp_path("bench-c.json"),
+                    run = temp_path("a-run.json");
+  ladder::write_file_atomic(pa, a.dump());
+  ladder::write_file_atomic(pb, b.dump());
+  b["results"][0]["error"] = "timeout";
+  ladder::write_file_atomic(pc, b.dump());
+  ladder::write_file_atomic(run, ladder::to_json(ladder::RunDocument{}).dump());
+  const auto same = run_ladder("compare " + pa + " " + pb);
+  INFO(same.output);
+  CHECK(same.exit_code == 0);
+  CHECK(same.output.find("70.00 -> 71.00 (1.014)") != std::string::npos);
+  CHECK(run_ladder("compare " + pa + " " + pc).exit_code == 1);
+  const auto mixed = run_ladder("compare " + pa + " " + run);
+  CHECK(mixed.exit_code == 2);
+  CHECK(mixed.output.find(run + ": not a bench document") != std::string::npos);
+}
