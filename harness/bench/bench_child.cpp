@@ -135,6 +135,10 @@ void add_same_size_copy(json& row, const toolchain::DeviceMemory& src, const too
   });
 }
 
+std::vector<KernelLaunch> plan_case(const BenchCase& c, const kernels::DeviceLimits& limits) {
+  return kernels::plan(c.kernel, Case{{"rows", c.rows}, {"d", c.d}}, {{"eps", c.eps}}, limits);
+}
+
 // --resources: each case planned and compiled for the arch's reference device (no GPU needed, no
 // context made), its launches' registers, memory, blocks an SM and waves reported, nothing timed.
 int resources_only(const json& spec, const BenchChildOptions& opts) {
@@ -145,7 +149,7 @@ int resources_only(const json& spec, const BenchChildOptions& opts) {
     toolchain::CompileCache cache(opts.cache_dir);
     isolate::ImageSet images(nvrtc, cache, arch, nullptr);
     send(opts.result_fd, {{"type", "toolchain"}, {"arch", arch}, {"sm_count", limits.sm_count},
-                          {"reference_device", limits.compute_capability >= 90 ? "H200" : "A100"},
+                          {"reference_device", kernels::DeviceLimits::reference_name(arch)},
                           {"nvrtc_version", fmt::format("{}.{}", nvrtc.version().major, nvrtc.version().minor)}});
     for (const auto& jc : spec.at("cases")) {
       const BenchCase c = bench_case_from_json(jc);
@@ -153,7 +157,7 @@ int resources_only(const json& spec, const BenchChildOptions& opts) {
       row["type"] = "result";
       row["impl"] = "ladder";
       try {
-        const auto plans = kernels::plan(c.kernel, Case{{"rows", c.rows}, {"d", c.d}}, {{"eps", c.eps}}, limits);
+        const auto plans = plan_case(c, limits);
         row["kernels"] = case_resources(plans, images, limits);
         row["bytes"] = minimum_bytes(plans.front().buffers);
       } catch (const std::exception& e) {
@@ -217,8 +221,7 @@ int bench_child_main(const BenchChildOptions& opts) {
       json row = to_json(c);
       row["type"] = "result";
       try {
-        const auto plans =
-            kernels::plan(c.kernel, Case{{"rows", c.rows}, {"d", c.d}}, {{"eps", c.eps}}, limits);
+        const auto plans = plan_case(c, limits);
         row["impl"] = "ladder";
         row.update(time_plans(plans, images, flush, iters));
         row["kernels"] = case_resources(plans, images, limits);

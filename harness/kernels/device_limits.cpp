@@ -4,9 +4,13 @@
 
 namespace ladder::kernels {
 
-DeviceLimits DeviceLimits::for_arch(std::string_view arch) {
-  return arch.rfind("sm_8", 0) == 0 || arch.rfind("compute_8", 0) == 0 ? a100() : h200();
-}
+namespace {
+bool ampere_arch(std::string_view arch) { return arch.rfind("sm_8", 0) == 0 || arch.rfind("compute_8", 0) == 0; }
+}  // namespace
+
+DeviceLimits DeviceLimits::for_arch(std::string_view arch) { return ampere_arch(arch) ? a100() : h200(); }
+
+const char* DeviceLimits::reference_name(std::string_view arch) { return ampere_arch(arch) ? "A100" : "H200"; }
 
 DeviceLimits DeviceLimits::from(const toolchain::DeviceInfo& device) {
   constexpr DeviceLimits fallback = h200();

@@ -27,6 +27,8 @@ struct DeviceLimits {
   // The reference device of an arch, for plans and occupancy without a GPU: sm_8x the A100's,
   // any other the H200's.
   static DeviceLimits for_arch(std::string_view arch);
+  // That device's name ("A100", "H200").
+  static const char* reference_name(std::string_view arch);
   // From a context's device. An attribute the driver did not report (0) keeps the H200's value.
   static DeviceLimits from(const toolchain::DeviceInfo& device);
 };

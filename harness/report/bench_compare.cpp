@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/report/compare.h"
+
 namespace ladder {
 using nlohmann::json;
 
@@ -38,16 +40,14 @@ std::vector<std::string> resource_changes(const json& before, const json& after)
     if (!a.contains("registers")) continue;
     for (const auto& b : before.value("kernels", json::array())) {
       if (b.value("entry", "") != a.value("entry", "") || !b.contains("registers")) continue;
-      std::vector<std::string> parts;
-      auto moved = [&](const char* field, const char* name, const char* unit) {
-        if (b.value(field, 0) != a.value(field, 0))
-          parts.push_back(fmt::format("{} {} -> {}{}", name, b.value(field, 0), a.value(field, 0), unit));
+      auto field = [&](const char* key, const char* name, const char* unit) {
+        return ResourceMove{name, b.value(key, 0LL), a.value(key, 0LL), unit};
       };
-      moved("registers", "registers", "");
-      moved("local_bytes", "local", " B");
-      moved("static_shared_bytes", "static shared", " B");
-      moved("blocks_per_sm", "blocks/SM", "");
-      if (!parts.empty()) out.push_back(fmt::format("{}: {}", a.value("entry", ""), fmt::join(parts, ", ")));
+      const std::string line = moved_resources(
+          a.value("entry", ""), {field("registers", "registers", ""), field("local_bytes", "local", " B"),
+                                 field("static_shared_bytes", "static shared", " B"),
+                                 field("blocks_per_sm", "blocks/SM", "")});
+      if (!line.empty()) out.push_back(line);
       break;
     }
   }

@@ -27,18 +27,23 @@ std::vector<std::string> resource_changes(const RungResult& before, const RungRe
     const auto b = std::find_if(before.images.begin(), before.images.end(),
                                 [&](const ImageResources& i) { return i.entry == a.entry; });
     if (b == before.images.end()) continue;
-    std::vector<std::string> parts;
-    if (b->registers != a.registers) parts.push_back(fmt::format("registers {} -> {}", b->registers, a.registers));
-    if (b->local_bytes != a.local_bytes)
-      parts.push_back(fmt::format("local {} -> {} B", b->local_bytes, a.local_bytes));
-    if (b->static_shared_bytes != a.static_shared_bytes)
-      parts.push_back(fmt::format("static shared {} -> {} B", b->static_shared_bytes, a.static_shared_bytes));
-    if (!parts.empty()) out.push_back(fmt::format("{}: {}", a.entry, fmt::join(parts, ", ")));
+    const std::string line = moved_resources(a.entry, {{"registers", b->registers, a.registers, ""},
+                                                       {"local", b->local_bytes, a.local_bytes, " B"},
+                                                       {"static shared", b->static_shared_bytes,
+                                                        a.static_shared_bytes, " B"}});
+    if (!line.empty()) out.push_back(line);
   }
   return out;
 }
 
 }  // namespace
+
+std::string moved_resources(const std::string& entry, std::initializer_list<ResourceMove> fields) {
+  std::vector<std::string> parts;
+  for (const auto& f : fields)
+    if (f.before != f.after) parts.push_back(fmt::format("{} {} -> {}{}", f.name, f.before, f.after, f.unit));
+  return parts.empty() ? "" : fmt::format("{}: {}", entry, fmt::join(parts, ", "));
+}
 
 std::string change_label(Change c) {
   switch (c) {

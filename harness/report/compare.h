@@ -1,6 +1,7 @@
 // Two runs side by side: which rung regressed, at which stage, and by how much. The answer to
 // "what did the toolchain upgrade break?".
 #pragma once
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,15 @@ struct RungChange {
 std::vector<RungChange> compare_runs(const RunDocument& before, const RunDocument& after);
 
 std::string change_label(Change c);
+
+// One resource of one kernel in two runs, as both compares (runs and benches) print it.
+struct ResourceMove {
+  const char* name;
+  long long before, after;
+  const char* unit;  // "" or " B"
+};
+// "entry: registers 40 -> 48, local 0 -> 16 B": the fields that moved, or "" where none did.
+std::string moved_resources(const std::string& entry, std::initializer_list<ResourceMove> fields);
 std::string compare_table(const std::vector<RungChange>& changes, const RunDocument& before,
                           const RunDocument& after);
 

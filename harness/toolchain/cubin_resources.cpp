@@ -1,7 +1,7 @@
 #include "harness/toolchain/cubin_resources.h"
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -40,7 +40,6 @@ class Reader {
     if (end == std::string_view::npos) return std::nullopt;
     return bytes_.substr(offset, end - offset);
   }
-  std::size_t size() const { return bytes_.size(); }
 
  private:
   std::string_view bytes_;
@@ -129,8 +128,9 @@ KernelResourcesResult kernel_resources(std::string_view cubin, std::string_view 
     return out;
   }
   bool registers_found = false;
+  const std::string shared_section = ".nv.shared." + std::string(kernel);
   for (const Section& s : *sections) {
-    if (s.name == ".nv.shared." + std::string(kernel)) {
+    if (s.name == shared_section) {
       const std::uint64_t reserved = symbols.reserved_shared ? std::min(s.size, kReservedSharedInSection) : 0;
       out.resources.static_shared_bytes = static_cast<int>(s.size - reserved);
     }
