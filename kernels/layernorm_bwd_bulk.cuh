@@ -17,6 +17,7 @@
 #pragma once
 #include "backward_common.cuh"
 #include "bulk_copy.cuh"
+#include "cluster_pool.cuh"
 #include "cluster_sum.cuh"
 #include "grid_reduce.cuh"
 
@@ -101,7 +102,9 @@ __device__ __forceinline__ bool backward_bulk_ok(const T* x, int x_stride, const
 // The body of layernorm_bwd_bulk (CLUSTER 1) and layernorm_bwd_bulk_cluster: with CLUSTER > 1
 // the cluster's blocks split each of its rows' columns into CLUSTER equal slices, block rank r
 // taking slice r, and add their row sums through each other's shared memory (cluster_sum.cuh).
-template <typename T, int ITEMS, int THREADS, int CLUSTER, bool ASYNC_SUMS = true>
+// With POOL > 1 (and CLUSTER 1) each block takes whole rows, and the cluster's POOL blocks pool
+// their dgamma and dbeta sums into one partial row each (cluster_pool.cuh).
+template <typename T, int ITEMS, int THREADS, int CLUSTER, bool ASYNC_SUMS = true, int POOL = 1>
 __device__ __forceinline__ void layernorm_bwd_bulk_rows(
     T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma, const T* dy,
     const float* mean, const float* rstd, int rows, int d, int x_stride, int dy_stride,
@@ -109,6 +112,7 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
   static_assert(THREADS % 32 == 0 && THREADS >= 32 && THREADS <= 1024, "THREADS");
   static_assert(ITEMS >= 1 && ITEMS <= 4, "ITEMS");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER");
+  static_assert(POOL == 1 || (CLUSTER == 1 && POOL <= norm::kMaxClusterRanks), "POOL");
   using E = norm::Elem<T>;
   constexpr int kVec = E::kVec;
   __shared__ norm::ReduceScratch<3> scratch;  // for every reduction: 1, 2 or 3 values
@@ -117,15 +121,15 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
   if (blockDim.x != THREADS || blockDim.y != 1) __trap();
   const norm::ClusterPlace<CLUSTER> place;
   const unsigned rank = place.rank;
-  const long long group = place.group;
-  const long long groups = place.groups;
+  // The launch's partial rows: one a cluster (split or pooled), else one a block.
+  const norm::ClusterPlace<CLUSTER * POOL> part;
   norm::allow_dependent_launch();
   int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);
   const bool saved = mean != nullptr && rstd != nullptr;
   const bool partials = dgamma_partial != nullptr && dbeta_partial != nullptr;
-  float* dgamma_row = partials ? dgamma_partial + group * d : nullptr;
-  float* dbeta_row = partials ? dbeta_partial + group * d : nullptr;
+  float* dgamma_row = partials ? dgamma_partial + part.group * d : nullptr;
+  float* dbeta_row = partials ? dbeta_partial + part.group * d : nullptr;
   // This block's slice of every row: columns [col0, col0 + cols).
   const int cols = d / CLUSTER;
   const int col0 = static_cast<int>(rank) * cols;
@@ -134,9 +138,10 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
   const bool bulk = LADDER_BULK_COPY && stages >= 1 && d % (CLUSTER * kVec) == 0 &&
                     norm::backward_bulk_ok(x, x_stride, dy, dy_stride, dx, dx_stride, d, gamma);
   if (!bulk) {
-    if (rank != 0) return;  // the element-wise path: the cluster's first block takes whole rows
+    // The element-wise path: the cluster's first block takes whole rows.
+    if (part.rank != 0) return;
     bool first = true;
-    for (long long row = group; row < rows; row += groups, first = false)
+    for (long long row = part.group; row < rows; row += part.groups, first = false)
       norm::layernorm_bwd_row_elementwise<T, THREADS>(
           dx + row * dx_stride, dgamma_row, dbeta_row, x + row * x_stride, gamma,
           dy + row * dy_stride, mean, rstd, row, d, eps, first, scratch, parity);
@@ -171,8 +176,10 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
     norm::bulk_copy(stage_of(s), x + row * x_stride + col0, row_bytes, bar);
     norm::bulk_copy(stage_of(s) + chunks, dy + row * dy_stride + col0, row_bytes, bar);
   };
-  const auto walk =
-      norm::bulk_row_walk(rows, stages, 2 * row_bytes, landed, copy_row, group, groups);
+  // Rows: a split cluster's, or (pooled or alone) the block's own.
+  const auto walk = norm::bulk_row_walk(rows, stages, 2 * row_bytes, landed, copy_row,
+                                        POOL > 1 ? blockIdx.x : place.group,
+                                        POOL > 1 ? gridDim.x : place.groups);
   walk.for_each_row([&](long long row, int k) {
     const int s = k % stages;
     // The saved statistics' loads are issued before the wait, which hides them.
@@ -256,7 +263,14 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
       __stcs(reinterpret_cast<uint4*>(dxr) + i * THREADS + tx, E::pack(g));
     }
   });
-  if (partials) {
+  if constexpr (POOL > 1) {
+    // One gradient at a time through the same shared row (d floats fit in one stage).
+    if (partials) {
+      float* row = reinterpret_cast<float*>(stage_chunks);
+      norm::pool_partial_row<POOL, THREADS>(dgamma_sum, inside, row, dgamma_row, d);
+      norm::pool_partial_row<POOL, THREADS>(dbeta_sum, inside, row, dbeta_row, d);
+    }
+  } else if (partials) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
@@ -281,19 +295,19 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
 // layernorm_bwd_bulk_rows, then, where dgamma and dbeta are given, the reduce of both partial
 // rows by the same grid after one barrier (grid_reduce.cuh: a cooperative launch, grid_sync
 // zeroed once); else column_sum_pair<T> reduces them in a launch of its own.
-template <typename T, int ITEMS, int THREADS, int CLUSTER, bool ASYNC_SUMS = true>
+template <typename T, int ITEMS, int THREADS, int CLUSTER, bool ASYNC_SUMS = true, int POOL = 1>
 __device__ __forceinline__ void layernorm_bwd_bulk_body(
     T* dx, float* dgamma_partial, float* dbeta_partial, const T* x, const T* gamma, const T* dy,
     const float* mean, const float* rstd, int rows, int d, int x_stride, int dy_stride,
     int dx_stride, float eps, T* dgamma, T* dbeta, unsigned* grid_sync) {
-  layernorm_bwd_bulk_rows<T, ITEMS, THREADS, CLUSTER, ASYNC_SUMS>(
+  layernorm_bwd_bulk_rows<T, ITEMS, THREADS, CLUSTER, ASYNC_SUMS, POOL>(
       dx, dgamma_partial, dbeta_partial, x, gamma, dy, mean, rstd, rows, d, x_stride, dy_stride,
       dx_stride, eps);
   if (dgamma == nullptr || dbeta == nullptr || dgamma_partial == nullptr ||
       dbeta_partial == nullptr)
     return;
   norm::grid_barrier(grid_sync);
-  const int parts = static_cast<int>(gridDim.x) / CLUSTER;
+  const int parts = static_cast<int>(gridDim.x) / (CLUSTER * POOL);
   norm::grid_column_reduce(dgamma, dgamma_partial, parts, d, d);
   norm::grid_column_reduce(dbeta, dbeta_partial, parts, d, d);
 }
@@ -344,6 +358,22 @@ __global__ void LADDER_CLUSTER_DIMS(CLUSTER)
                                int rows, int d, int x_stride, int dy_stride, int dx_stride,
                                float eps, T* dgamma, T* dbeta, unsigned* grid_sync) {
   norm::layernorm_bwd_bulk_body<T, ITEMS, THREADS, CLUSTER, ASYNC_SUMS>(
+      dx, dgamma_partial, dbeta_partial, x, gamma, dy, mean, rstd, rows, d, x_stride, dy_stride,
+      dx_stride, eps, dgamma, dbeta, grid_sync);
+}
+
+// The same with the dgamma and dbeta sums of a cluster of POOL = 2 blocks (sm_90 and later)
+// pooled into one partial row each (cluster_pool.cuh): each block takes whole rows b,
+// b + gridDim.x, ... as layernorm_bwd_bulk, and cluster c writes partial row c of both
+// ([gridDim.x / POOL, d]). The grid must be a whole number of clusters.
+template <typename T, int ITEMS, int THREADS, int POOL>
+__global__ void LADDER_CLUSTER_DIMS(POOL)
+    __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
+    layernorm_bwd_bulk_pooled(T* dx, float* dgamma_partial, float* dbeta_partial, const T* x,
+                              const T* gamma, const T* dy, const float* mean, const float* rstd,
+                              int rows, int d, int x_stride, int dy_stride, int dx_stride,
+                              float eps, T* dgamma, T* dbeta, unsigned* grid_sync) {
+  norm::layernorm_bwd_bulk_body<T, ITEMS, THREADS, 1, true, POOL>(
       dx, dgamma_partial, dbeta_partial, x, gamma, dy, mean, rstd, rows, d, x_stride, dy_stride,
       dx_stride, eps, dgamma, dbeta, grid_sync);
 }

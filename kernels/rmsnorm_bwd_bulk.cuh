@@ -17,6 +17,7 @@
 #pragma once
 #include "backward_common.cuh"
 #include "bulk_copy.cuh"
+#include "cluster_pool.cuh"
 #include "cluster_sum.cuh"
 #include "grid_reduce.cuh"
 
@@ -26,8 +27,11 @@ namespace norm {
 // The shared body of rmsnorm_bwd_bulk (FUSED false: r, dh, dr null) and add_rmsnorm_bwd_bulk,
 // and of their _cluster entries: with CLUSTER > 1 the cluster's blocks split each of its rows'
 // columns into CLUSTER equal slices, block rank r taking slice r, and add their row sums through
-// each other's shared memory (cluster_sum.cuh), as layernorm_bwd_bulk_cluster does.
-template <typename T, int ITEMS, int THREADS, bool FUSED, int CLUSTER, bool ASYNC_SUMS = true>
+// each other's shared memory (cluster_sum.cuh), as layernorm_bwd_bulk_cluster does. With POOL > 1
+// (and CLUSTER 1) each block takes whole rows, and the cluster's POOL blocks pool their dw sums
+// into one partial row (cluster_pool.cuh).
+template <typename T, int ITEMS, int THREADS, bool FUSED, int CLUSTER, bool ASYNC_SUMS = true,
+          int POOL = 1>
 __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partial, const T* x,
                                              const T* r, const T* w, const T* dy, const T* dh,
                                              int rows, int d, int x_stride, int r_stride,
@@ -36,6 +40,7 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
   static_assert(THREADS % 32 == 0 && THREADS >= 32 && THREADS <= 1024, "THREADS");
   static_assert(ITEMS >= 1 && ITEMS <= 4, "ITEMS");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER");
+  static_assert(POOL == 1 || (CLUSTER == 1 && POOL <= kMaxClusterRanks), "POOL");
   using E = Elem<T>;
   constexpr int kVec = E::kVec;
   __shared__ ReduceScratch<2> scratch;
@@ -44,12 +49,12 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
   if (blockDim.x != THREADS || blockDim.y != 1) __trap();
   const ClusterPlace<CLUSTER> place;
   const unsigned rank = place.rank;
-  const long long group = place.group;
-  const long long groups = place.groups;
+  // The launch's partial rows: one a cluster (split or pooled), else one a block.
+  const ClusterPlace<CLUSTER * POOL> part;
   allow_dependent_launch();
   int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);
-  float* dw_row = dw_partial != nullptr ? dw_partial + group * d : nullptr;
+  float* dw_row = dw_partial != nullptr ? dw_partial + part.group * d : nullptr;
   const bool with_dh = FUSED && dh != nullptr;
   // The rows a stage holds: x, [r], dy, [dh].
   const int tensors = FUSED ? (with_dh ? 4 : 3) : 2;
@@ -68,9 +73,10 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
                                 on_grid(dr, dr_stride))) &&
                     on_grid(w, 0);
   if (!bulk) {
-    if (rank != 0) return;  // the element-wise path: the cluster's first block takes whole rows
+    // The element-wise path: the cluster's first block takes whole rows.
+    if (part.rank != 0) return;
     bool first = true;
-    for (long long row = group; row < rows; row += groups, first = false)
+    for (long long row = part.group; row < rows; row += part.groups, first = false)
       rms_bwd_row_elementwise<T, FUSED>(
           dx + row * dx_stride, FUSED && dr != nullptr ? dr + row * dr_stride : nullptr, dw_row,
           x + row * x_stride, FUSED ? r + row * r_stride : nullptr, w, dy + row * dy_stride,
@@ -111,8 +117,10 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
     bulk_copy(slot(s, kDy), dy + row * dy_stride + col0, row_bytes, bar);
     if (with_dh) bulk_copy(slot(s, kDh), dh + row * dh_stride + col0, row_bytes, bar);
   };
-  const auto walk =
-      bulk_row_walk(rows, stages, tensors * row_bytes, landed, copy_row, group, groups);
+  // Rows: a split cluster's, or (pooled or alone) the block's own.
+  const auto walk = bulk_row_walk(rows, stages, tensors * row_bytes, landed, copy_row,
+                                  POOL > 1 ? blockIdx.x : place.group,
+                                  POOL > 1 ? gridDim.x : place.groups);
   walk.for_each_row([&](long long row, int k) {
     const int s = k % stages;
     walk.wait(k);
@@ -179,7 +187,11 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
       if (FUSED && drr != nullptr) __stcs(reinterpret_cast<uint4*>(drr) + i * THREADS + tx, packed);
     }
   });
-  if (dw_row != nullptr) {
+  if constexpr (POOL > 1) {
+    if (dw_row != nullptr)
+      pool_partial_row<POOL, THREADS>(dw_sum, inside, reinterpret_cast<float*>(stage_chunks),
+                                      dw_row, d);
+  } else if (dw_row != nullptr) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;
@@ -200,19 +212,20 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
 // rms_bwd_bulk_rows, then, where dw is given, the reduce of the partial rows into it by the same
 // grid (grid_reduce.cuh: a cooperative launch, grid_sync zeroed once); else column_sum<T> reduces
 // them in a launch of its own. Every block reaches the barrier, whichever path it took.
-template <typename T, int ITEMS, int THREADS, bool FUSED, int CLUSTER, bool ASYNC_SUMS = true>
+template <typename T, int ITEMS, int THREADS, bool FUSED, int CLUSTER, bool ASYNC_SUMS = true,
+          int POOL = 1>
 __device__ __forceinline__ void rms_bwd_bulk(T* dx, T* dr, float* dw_partial, const T* x,
                                              const T* r, const T* w, const T* dy, const T* dh,
                                              int rows, int d, int x_stride, int r_stride,
                                              int dy_stride, int dh_stride, int dx_stride,
                                              int dr_stride, float eps, float w_offset, T* dw,
                                              unsigned* grid_sync) {
-  rms_bwd_bulk_rows<T, ITEMS, THREADS, FUSED, CLUSTER, ASYNC_SUMS>(
+  rms_bwd_bulk_rows<T, ITEMS, THREADS, FUSED, CLUSTER, ASYNC_SUMS, POOL>(
       dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride, r_stride, dy_stride, dh_stride,
       dx_stride, dr_stride, eps, w_offset);
   if (dw == nullptr || dw_partial == nullptr) return;
   grid_barrier(grid_sync);
-  grid_column_reduce(dw, dw_partial, static_cast<int>(gridDim.x) / CLUSTER, d, d);
+  grid_column_reduce(dw, dw_partial, static_cast<int>(gridDim.x) / (CLUSTER * POOL), d, d);
 }
 
 }  // namespace norm
@@ -253,6 +266,21 @@ __global__ void LADDER_CLUSTER_DIMS(CLUSTER)
       dx_stride, 0, eps, w_offset, dw, grid_sync);
 }
 
+// The same with the dw sums of a cluster of POOL = 2 blocks (sm_90 and later) pooled into one
+// partial row (cluster_pool.cuh): each block takes whole rows b, b + gridDim.x, ... as
+// rmsnorm_bwd_bulk, and cluster c writes partial row c (dw_partial: [gridDim.x / POOL, d]). The
+// grid must be a whole number of clusters.
+template <typename T, int ITEMS, int THREADS, int POOL>
+__global__ void LADDER_CLUSTER_DIMS(POOL)
+    __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
+    rmsnorm_bwd_bulk_pooled(T* dx, float* dw_partial, const T* x, const T* w, const T* dy,
+                            int rows, int d, int x_stride, int dy_stride, int dx_stride,
+                            float eps, float w_offset, T* dw, unsigned* grid_sync) {
+  norm::rms_bwd_bulk<T, ITEMS, THREADS, false, 1, true, POOL>(
+      dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr, rows, d, x_stride, 0, dy_stride, 0,
+      dx_stride, 0, eps, w_offset, dw, grid_sync);
+}
+
 // add_rmsnorm_bwd's arguments and results; a stage holds rows of x, r, dy and dh (where given):
 // STAGES * (3 or 4) * d * sizeof(T) bytes, plus d * sizeof(T) to stage w. Aliasing: dx and dr may be any of the inputs (same
 // stride).
@@ -278,6 +306,20 @@ __global__ void LADDER_CLUSTER_DIMS(CLUSTER)
                                  int dx_stride, int dr_stride, float eps, float w_offset,
                                  T* dw, unsigned* grid_sync) {
   norm::rms_bwd_bulk<T, ITEMS, THREADS, true, CLUSTER, ASYNC_SUMS>(
+      dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride, r_stride, dy_stride, dh_stride,
+      dx_stride, dr_stride, eps, w_offset, dw, grid_sync);
+}
+
+// add_rmsnorm_bwd_bulk with the dw sums of a cluster pooled, as rmsnorm_bwd_bulk_pooled.
+template <typename T, int ITEMS, int THREADS, int POOL>
+__global__ void LADDER_CLUSTER_DIMS(POOL)
+    __launch_bounds__(THREADS, ITEMS == 1 ? 1024 / THREADS : 1)
+    add_rmsnorm_bwd_bulk_pooled(T* dx, T* dr, float* dw_partial, const T* x, const T* r,
+                                const T* w, const T* dy, const T* dh, int rows, int d,
+                                int x_stride, int r_stride, int dy_stride, int dh_stride,
+                                int dx_stride, int dr_stride, float eps, float w_offset, T* dw,
+                                unsigned* grid_sync) {
+  norm::rms_bwd_bulk<T, ITEMS, THREADS, true, 1, true, POOL>(
       dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride, r_stride, dy_stride, dh_stride,
       dx_stride, dr_stride, eps, w_offset, dw, grid_sync);
 }

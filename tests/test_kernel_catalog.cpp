@@ -295,6 +295,10 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::layernorm_bwd_bulk_cluster<float, 1, 32, 2, false>",
                            "ladder::rmsnorm_bwd_bulk_cluster<__nv_bfloat16, 4, 512, 2, false>",
                            "ladder::add_rmsnorm_bwd_bulk_cluster<__half, 2, 256, 2>",
+                           // The pooled partial rows, at the widths they are built for.
+                           "ladder::rmsnorm_bwd_bulk_pooled<__nv_bfloat16, 4, 512, 2>",
+                           "ladder::add_rmsnorm_bwd_bulk_pooled<float, 2, 256, 2>",
+                           "ladder::layernorm_bwd_bulk_pooled<__half, 4, 1024, 2>",
                            // OFF_GRID builds, which rows on the grid (the compile shapes) never
                            // plan by themselves: auto's at d = 2049, and the wide ones.
                            "ladder::rmsnorm_fwd<__nv_bfloat16, 3, 1024, false, true>",

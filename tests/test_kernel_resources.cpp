@@ -179,6 +179,11 @@ TEST_CASE("the report's bench section lists each launch's resources, or why they
   CHECK(md.find("unknown: a PTX image") != std::string::npos);
   const std::string table = ladder::bench::resources_terminal_table(doc);
   CHECK(table.find("10 (registers)") != std::string::npos);
+  // A case that did not plan says why in the terminal table too.
+  doc["results"].push_back({{"op", "rmsnorm_bwd"}, {"dtype", "f16"}, {"rows", 2048}, {"d", 16384}, {"impl", "ladder"},
+                            {"error", "rmsnorm_bwd: schedule=bulk needs sm_90 or later"}});
+  CHECK(ladder::bench::resources_terminal_table(doc).find("error: rmsnorm_bwd: schedule=bulk needs sm_90") !=
+        std::string::npos);
   // A document from before resources were recorded has no such table.
   doc["results"][0].erase("kernels");
   CHECK(ladder::bench_markdown(doc, "b.json", nlohmann::json::object()).find("What each launch costs") ==

@@ -206,7 +206,16 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"reduce", "grid"}},
             {{"schedule", "bulk"}, {"reduce", "grid"}, {"strided", "odd"}, {"weight", "gemma"}},
             {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_grid", "3"}},
-            {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_cluster", "2"}}};
+            {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_cluster", "2"}},
+            // bulk_pool: two blocks a cluster, each on whole rows, pool their dw sums into one
+            // partial row; a cluster with a block of no rows (1 and 67 rows), three clusters
+            // walking many rows each, odd strides (the element-wise path in each cluster's first
+            // block), and the kernel's own reduce.
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}},
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "2"}, {"bulk_threads", "1024"}, {"bulk_grid", "3"}, {"weight", "gemma"}},
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "256"}, {"strided", "odd"}},
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"weight", "none"}},
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"reduce", "grid"}}};
   if (op == "add_rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}},
             {{"shift", "1"}}, {{"strided", "odd"}, {"partial_rows", "global"}, {"dh", "1"}},
@@ -232,7 +241,12 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"reduce", "grid"}, {"dh", "1"}},
             {{"schedule", "bulk"}, {"reduce", "grid"}, {"strided", "odd"}, {"write_dr", "0"}},
             {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_grid", "3"}, {"dh", "1"}},
-            {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_cluster", "2"}}};
+            {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_cluster", "2"}},
+            // bulk_pool: as rmsnorm_bwd's, with and without dh and dr.
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"dh", "1"}},
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "2"}, {"bulk_threads", "1024"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"write_dr", "0"}},
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "256"}, {"strided", "odd"}, {"weight", "gemma"}},
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"reduce", "grid"}, {"dh", "1"}}};
   if (op == "layernorm_bwd")
     return {{{"affine", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}}, {{"shift", "1"}},
             {{"strided", "odd"}, {"partial_rows", "global"}},
@@ -270,7 +284,13 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"reduce", "grid"}},
             {{"schedule", "bulk"}, {"reduce", "grid"}, {"strided", "odd"}, {"stats", "recompute"}},
             {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_grid", "3"}},
-            {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_cluster", "2"}}};
+            {{"schedule", "bulk"}, {"reduce", "grid"}, {"bulk_cluster", "2"}},
+            // bulk_pool: as rmsnorm_bwd's, with either statistics (two partial rows pooled).
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}},
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"stats", "recompute"}},
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "2"}, {"bulk_threads", "1024"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}},
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "256"}, {"strided", "odd"}, {"affine", "0"}},
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"reduce", "grid"}}};
   return {};
 }
 
@@ -282,6 +302,7 @@ std::vector<Variant> variants_of(const std::string& op) {
 std::vector<std::pair<std::int64_t, std::int64_t>> extra_shapes_of(const Variant& v) {
   if (v.count("schedule") && v.at("schedule") == "flat")
     return {{4096, 2049}, {1001, 2050}, {999, 2052}, {517, 1027}, {300, 1026}, {4095, 3073}};
+  if (v.count("bulk_pool")) return {{1, 4096}, {67, 4096}, {67, 16384}, {300, 8192}};
   if (v.count("bulk_cluster") == 0) return {};
   return {{67, 4096}, {67, 16384}, {67, 32768}};
 }

@@ -180,6 +180,17 @@ std::vector<KernelRef> all_specializations() {
                   out.push_back({e.name, dt, v});
                 }
               }
+          // The backward's pooled partial rows: built at the widths the planner allows them.
+          if (e.name != "layernorm")
+            for (const char* items : {"2", "4"})
+              for (const char* threads : {"256", "512", "1024"}) {
+                auto v = combo;
+                v.erase("shift");
+                v["bulk_items"] = items;
+                v["bulk_threads"] = threads;
+                v["bulk_pool"] = "2";
+                out.push_back({e.name, dt, v});
+              }
           continue;
         }
         // The backward's schedule=phase: one instantiation per ITEMS it takes (and statistics)

@@ -154,14 +154,20 @@ BulkPlan read_bulk_schedule(VariantReader& v, const std::string& op, std::size_t
 }
 
 // The weight-gradient partial rows a backward launch writes: one a block, or one a cluster where
-// its blocks split the rows' columns (bulk.cluster is 1 for every other plan).
+// its blocks split the rows' columns or pool their sums (bulk.cluster and bulk.pool are 1 for
+// every other plan).
 std::int64_t partial_rows_of(const RowGeometry& g, const BulkPlan& bulk) {
-  return g.blocks / bulk.cluster;
+  return g.blocks / (bulk.cluster * bulk.pool);
 }
 
 // The bulk kernel's entry; a plan with clusters takes its _cluster entry, with their size last
-// (and `false` after it where the cluster's blocks exchange their sums through a barrier).
+// (and `false` after it where the cluster's blocks exchange their sums through a barrier), and a
+// pooled plan its _pooled entry, with the pool last.
 std::string bulk_entry(const std::string& kernel, DType dt, const BulkPlan& bulk) {
+  if (bulk.pool > 1)
+    return "ladder::" + kernel + "_pooled<" + dtype_template_name(dt) + ", " +
+           std::to_string(bulk.items) + ", " + std::to_string(bulk.threads) + ", " +
+           std::to_string(bulk.pool) + ">";
   const std::string cluster = bulk.cluster == 1 ? ""
                               : ", " + std::to_string(bulk.cluster) + (bulk.async_sums ? "" : ", false");
   return "ladder::" + kernel + (bulk.cluster > 1 ? "_cluster" : "") + "<" +

@@ -37,7 +37,17 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   // bench-cluster-plans-215.txt and bench-fp32-clusters-216.txt, two rounds each).
   const std::string exchange_key =
       v.get("cluster_exchange", "auto", {"auto", "async", "barrier"});
+  // bulk_pool: the blocks of a cluster that each take whole rows and pool their weight-gradient
+  // sums into one partial row through distributed shared memory (kernels/cluster_pool.cuh), so
+  // that a launch writes, and column_sum reads, half the partial rows. auto: 1, as measured so
+  // far; pool 2 has not run on the H200 yet (reports/h200/device-calls/a233.sh measures it).
+  const std::string pool_key = v.get("bulk_pool", "auto", {"auto", "1", "2"});
+  if (pool_key != "auto" && schedule != "bulk")
+    fail(op, "bulk_pool=" + pool_key + " needs schedule=bulk");
+  if (pool_key == "2" && cluster_key == "2")
+    fail(op, "bulk_pool=2 takes whole rows a block; it cannot split them (bulk_cluster=2)");
   BulkPlan plan;
+  plan.pool = pool_key == "2" ? 2 : 1;
   const std::int64_t row_chunk_count = row_chunks(elem_size, s.d, false);
   // auto: where the register kernel streams its rows (wider than 512 threads x 16 values), on the
   // bulk path at auto's ITEMS and block. The streamed register kernel adds each row into its
@@ -65,7 +75,7 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   // Where one block holds the row in 512 threads (bf16 d = 16384) two lost (layernorm_bwd 74.2
   // against 110.4-110.6 us; rmsnorm_bwd with the st.async exchange 77.5 against 67.3, call 215).
   const bool splits = row_chunk_count > 2048 && row_chunk_count % 2 == 0;
-  plan.cluster = cluster_key != "auto" ? std::stoi(cluster_key) : splits ? 2 : 1;
+  plan.cluster = cluster_key != "auto" ? std::stoi(cluster_key) : splits && plan.pool == 1 ? 2 : 1;
   // A block's slice of the row: the whole row, or 1 / cluster of it.
   const std::int64_t cols = s.d / plan.cluster;
   const std::int64_t chunks = row_chunk_count / plan.cluster;
@@ -78,7 +88,7 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
                              device.compute_capability >= 90 && rows_on_path &&
                              row_chunk_count <= 4 * 1024;
   const bool taken = schedule == "bulk" || taken_by_auto;
-  if (!taken) plan.cluster = 1;
+  if (!taken) plan.cluster = plan.pool = 1;
   if (exchange_key != "auto" && plan.cluster == 1)
     fail(op, "cluster_exchange=" + exchange_key + " needs rows split over a cluster (bulk_cluster=2)");
   plan.async_sums = exchange_key != "barrier";
@@ -96,6 +106,11 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   plan.threads = keys.threads != "auto"
                      ? std::stoi(keys.threads)
                      : std::clamp(pow2_at_least(ceil_div(chunks, plan.items)), 32, 1024);
+  // The pooled entries are built at the widths where one block an SM holds a wide row's sums.
+  if (plan.pool > 1 && (plan.items < 2 || plan.threads < 256))
+    fail(op, "bulk_pool=2 is built for bulk_items 2 or 4 and bulk_threads 256-1024; this plan has " +
+                 std::to_string(plan.items) + " and " + std::to_string(plan.threads) +
+                 " (pin them, or a row of at least 512 chunks)");
   const bool on_path =
       rows_on_path && static_cast<std::int64_t>(plan.threads) * plan.items >= chunks;
   const int registers = bulk_registers(plan.items, plan.threads);

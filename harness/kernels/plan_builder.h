@@ -256,6 +256,10 @@ struct BulkPlan {
   // How a cluster's blocks exchange their row sums (the _cluster entries' ASYNC_SUMS): st.async
   // into each other's shared memory, or a cluster barrier a sum.
   bool async_sums = true;
+  // Blocks of a cluster that each take whole rows and pool their weight-gradient sums into one
+  // partial row (the backward's _pooled entries, kernels/cluster_pool.cuh); 1: none. Never with
+  // cluster > 1. The grid is a whole number of them.
+  int pool = 1;
   std::uint32_t shared_bytes = 0;
 };
 inline constexpr int kBulkMaxStages = 8;  // norm::kMaxBulkStages

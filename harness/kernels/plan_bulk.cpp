@@ -91,10 +91,13 @@ void set_bulk_geometry(const BulkPlan& plan, std::int64_t per_sm, const Shape& s
   g.rows_per_block = 1;
   g.streams = false;
   const std::int64_t rows = std::max<std::int64_t>(1, s.rows);
-  const std::int64_t resident_clusters =
-      std::max<std::int64_t>(1, device.sm_count * per_sm / plan.cluster);
-  g.blocks = plan.cluster * (grid_key == "3" ? std::min<std::int64_t>(rows, 3)
-                                             : std::min<std::int64_t>(rows, resident_clusters));
+  // The grid's unit: a cluster (split or pooled), or a block. A split cluster takes a row at a
+  // time, a pooled one a row a block.
+  const std::int64_t unit = plan.cluster * plan.pool;
+  const std::int64_t unit_rows = ceil_div(rows, plan.pool);
+  const std::int64_t resident_units = std::max<std::int64_t>(1, device.sm_count * per_sm / unit);
+  g.blocks = unit * (grid_key == "3" ? std::min<std::int64_t>(unit_rows, 3)
+                                     : std::min<std::int64_t>(unit_rows, resident_units));
 }
 
 bool bulk_auto(VariantReader& v, const std::string& op, DType dt, const Shape& s, bool misaligned,

@@ -81,6 +81,12 @@ std::string resources_terminal_table(const json& doc) {
                               "rows", "d", "regs", "local", "smem s+dyn", "threads", "blocks/SM (limit)", "grid",
                               "waves", "kernel");
   for (const auto& r : doc.value("results", json::array())) {
+    // A case that did not plan or compile says why, as the timing table does.
+    if (r.contains("error")) {
+      s += fmt::format("{:<16} {:<5} {:>7} {:>6} error: {}\n", r.value("op", ""), r.value("dtype", ""), r.value("rows", 0),
+                       r.value("d", 0), r.value("error", ""));
+      continue;
+    }
     for (const auto& k : r.value("kernels", json::array())) {
       const ResourceCells c = resource_cells(k);
       s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:>5} {:>6} {:>12} {:>7} {:>20} {:>7} {:>6}  {}\n", r.value("op", ""),
