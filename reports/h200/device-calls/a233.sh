@@ -5,7 +5,8 @@
 # row, and column_sum reads them again; pooled, 66. Part 1: every pooled verify rung (42: three
 # ops, three dtypes, with and without dh, statistics recomputed, odd strides, three clusters, the
 # kernel's own reduce). Part 2: bench, two rounds, plain against pooled at the bulk kernels' shapes,
-# compared with `ladder compare`. Part 3: Nsight Compute of rmsnorm_bwd's two launches, plain and
+# compared with `ladder compare`, each with the reduce a launch of its own (auto) and the kernel's
+# own (reduce=grid). Part 3: Nsight Compute of rmsnorm_bwd's two launches, plain and
 # pooled (durations, DRAM bytes written). Carried: .device/ladder (main's build, stripped).
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
@@ -31,6 +32,10 @@ b() { # json args...
     for op in rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd; do
       b $OUT/b-$op-plain-$rep.json $op --dtype bf16 --shape 2048x16384 --shape 4096x16384 --variant schedule=bulk | sed "s/^/plain /"
       b $OUT/b-$op-pool-$rep.json $op --dtype bf16 --shape 2048x16384 --shape 4096x16384 --variant schedule=bulk --variant bulk_pool=2 | sed "s/^/pool /"
+    done
+    for op in rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd; do  # the kernel's own reduce
+      b $OUT/b-$op-plaingrid-$rep.json $op --dtype bf16 --shape 2048x16384 --variant schedule=bulk --variant reduce=grid | sed "s/^/plain-grid /"
+      b $OUT/b-$op-poolgrid-$rep.json $op --dtype bf16 --shape 2048x16384 --variant schedule=bulk --variant bulk_pool=2 --variant reduce=grid | sed "s/^/pool-grid /"
     done
     for op in rmsnorm_bwd add_rmsnorm_bwd; do
       b $OUT/b-$op-plain32-$rep.json $op --dtype bf16 --shape 1024x32768 | sed "s/^/auto /"
