@@ -121,15 +121,20 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
   if (blockDim.x != THREADS || blockDim.y != 1) __trap();
   const norm::ClusterPlace<CLUSTER> place;
   const unsigned rank = place.rank;
-  // The launch's partial rows: one a cluster (split or pooled), else one a block.
-  const norm::ClusterPlace<CLUSTER * POOL> part;
+  // Pooled (POOL > 1): each block walks its own rows, and the cluster writes one partial row.
+  const norm::ClusterPlace<POOL> pool;
+  // The launch's partial rows (one a cluster, split or pooled, else one a block), and the rows
+  // the element-wise path walks in each cluster's first block.
+  const long long part = POOL > 1 ? pool.group : place.group;
+  const long long parts = POOL > 1 ? pool.groups : place.groups;
+  const unsigned lead = POOL > 1 ? pool.rank : place.rank;
   norm::allow_dependent_launch();
   int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);
   const bool saved = mean != nullptr && rstd != nullptr;
   const bool partials = dgamma_partial != nullptr && dbeta_partial != nullptr;
-  float* dgamma_row = partials ? dgamma_partial + part.group * d : nullptr;
-  float* dbeta_row = partials ? dbeta_partial + part.group * d : nullptr;
+  float* dgamma_row = partials ? dgamma_partial + part * d : nullptr;
+  float* dbeta_row = partials ? dbeta_partial + part * d : nullptr;
   // This block's slice of every row: columns [col0, col0 + cols).
   const int cols = d / CLUSTER;
   const int col0 = static_cast<int>(rank) * cols;
@@ -139,9 +144,9 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
                     norm::backward_bulk_ok(x, x_stride, dy, dy_stride, dx, dx_stride, d, gamma);
   if (!bulk) {
     // The element-wise path: the cluster's first block takes whole rows.
-    if (part.rank != 0) return;
+    if (lead != 0) return;
     bool first = true;
-    for (long long row = part.group; row < rows; row += part.groups, first = false)
+    for (long long row = part; row < rows; row += parts, first = false)
       norm::layernorm_bwd_row_elementwise<T, THREADS>(
           dx + row * dx_stride, dgamma_row, dbeta_row, x + row * x_stride, gamma,
           dy + row * dy_stride, mean, rstd, row, d, eps, first, scratch, parity);

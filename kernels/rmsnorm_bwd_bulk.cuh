@@ -49,12 +49,17 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
   if (blockDim.x != THREADS || blockDim.y != 1) __trap();
   const ClusterPlace<CLUSTER> place;
   const unsigned rank = place.rank;
-  // The launch's partial rows: one a cluster (split or pooled), else one a block.
-  const ClusterPlace<CLUSTER * POOL> part;
+  // Pooled (POOL > 1): each block walks its own rows, and the cluster writes one partial row.
+  const ClusterPlace<POOL> pool;
+  // The launch's partial rows (one a cluster, split or pooled, else one a block), and the rows
+  // the element-wise path walks in each cluster's first block.
+  const long long part = POOL > 1 ? pool.group : place.group;
+  const long long parts = POOL > 1 ? pool.groups : place.groups;
+  const unsigned lead = POOL > 1 ? pool.rank : place.rank;
   allow_dependent_launch();
   int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);
-  float* dw_row = dw_partial != nullptr ? dw_partial + part.group * d : nullptr;
+  float* dw_row = dw_partial != nullptr ? dw_partial + part * d : nullptr;
   const bool with_dh = FUSED && dh != nullptr;
   // The rows a stage holds: x, [r], dy, [dh].
   const int tensors = FUSED ? (with_dh ? 4 : 3) : 2;
@@ -74,9 +79,9 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
                     on_grid(w, 0);
   if (!bulk) {
     // The element-wise path: the cluster's first block takes whole rows.
-    if (part.rank != 0) return;
+    if (lead != 0) return;
     bool first = true;
-    for (long long row = part.group; row < rows; row += part.groups, first = false)
+    for (long long row = part; row < rows; row += parts, first = false)
       rms_bwd_row_elementwise<T, FUSED>(
           dx + row * dx_stride, FUSED && dr != nullptr ? dr + row * dr_stride : nullptr, dw_row,
           x + row * x_stride, FUSED ? r + row * r_stride : nullptr, w, dy + row * dy_stride,

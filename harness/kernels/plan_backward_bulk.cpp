@@ -110,7 +110,7 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   if (plan.pool > 1 && (plan.items < 2 || plan.threads < 256))
     fail(op, "bulk_pool=2 is built for bulk_items 2 or 4 and bulk_threads 256-1024; this plan has " +
                  std::to_string(plan.items) + " and " + std::to_string(plan.threads) +
-                 " (pin them, or a row of at least 512 chunks)");
+                 " (pin bulk_items and bulk_threads, or rows of more than 1024 chunks)");
   const bool on_path =
       rows_on_path && static_cast<std::int64_t>(plan.threads) * plan.items >= chunks;
   const int registers = bulk_registers(plan.items, plan.threads);
