@@ -1,5 +1,6 @@
 // `ladder compare` on two bench documents: each case's times before and after, matched on op,
-// dtype, shape, implementation and variant, and the launches whose registers or memory moved.
+// dtype, shape, implementation and variant (or across variants), and the launches whose registers
+// or memory moved.
 #include "harness/report/bench_compare.h"
 #include "harness/report/run_document.h"
 #include "tests/catch.h"
@@ -76,4 +77,47 @@ TEST_CASE("ladder compare takes two bench documents, exits 1 when a case is lost
   const auto mixed = run_ladder("compare " + pa + " " + run);
   CHECK(mixed.exit_code == 2);
   CHECK(mixed.output.find(run + ": not a bench document") != std::string::npos);
+}
+
+TEST_CASE("compare across variants lines up one schedule against another on the same shapes", "[compare]") {
+  json a = bench(4200), b = bench(4200);
+  a["results"] = {result("layernorm", 16384, 72.5), result("layernorm", 32768, 81.4)};
+  b["results"] = {result("layernorm", 16384, 70.0, {{"loop_passes", "2"}, {"schedule", "loop"}}),
+                  result("layernorm", 32768, 81.4)};
+  // Matched on the variant, nothing of the first shape lines up.
+  const auto apart = ladder::compare_benches(a, b);
+  CHECK(apart.size() == 3);
+  const auto across = ladder::compare_benches(a, b, true);
+  REQUIRE(across.size() == 2);
+  const auto& c = find(across, "layernorm", 16384, "loop_passes=2,schedule=loop");
+  REQUIRE(c.variant_before);
+  CHECK(c.variant_before->empty());
+  CHECK(*c.cold_after / *c.cold_before == Approx(70.0 / 72.5));
+  CHECK_FALSE(find(across, "layernorm", 32768).variant_before);  // the same variant both sides
+  const std::string table = ladder::bench_compare_table(across, a, b);
+  CHECK(table.find("ladder [auto -> loop_passes=2,schedule=loop]") != std::string::npos);
+  CHECK(table.find("72.50 -> 70.00 (0.966)") != std::string::npos);
+  // Two cases of one shape in a run: which to match would be a guess.
+  b["results"].push_back(result("layernorm", 16384, 71.0));
+  CHECK_THROWS_WITH(ladder::compare_benches(a, b, true),
+                    has_substr("the second run has two cases of layernorm bf16 4096x16384"));
+}
+
+TEST_CASE("ladder compare --across-variants: bench documents only", "[compare][cli]") {
+  json a = bench(4200), b = bench(4200);
+  a["results"] = {result("rmsnorm", 4096, 70.0)};
+  b["results"] = {result("rmsnorm", 4096, 66.5, {{"schedule", "loop"}})};
+  const std::string pa = temp_path("across-a.json"), pb = temp_path("across-b.json"), run = temp_path("across-run.json");
+  ladder::write_file_atomic(pa, a.dump());
+  ladder::write_file_atomic(pb, b.dump());
+  ladder::write_file_atomic(run, ladder::to_json(ladder::RunDocument{}).dump());
+  const auto lined = run_ladder("compare --across-variants " + pa + " " + pb);
+  INFO(lined.output);
+  CHECK(lined.exit_code == 0);
+  CHECK(lined.output.find("70.00 -> 66.50 (0.950)") != std::string::npos);
+  // Without the flag the case is lost (timed in the first run only): exit 1.
+  CHECK(run_ladder("compare " + pa + " " + pb).exit_code == 1);
+  const auto runs = run_ladder("compare --across-variants " + run + " " + run);
+  CHECK(runs.exit_code == 2);
+  CHECK(runs.output.find("--across-variants compares bench documents") != std::string::npos);
 }

@@ -13,20 +13,24 @@ void add_compare(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("compare", "compare two run documents (ladder run --json) rung by rung, or two bench documents (ladder bench --json) case by case");
   auto files = std::make_shared<std::vector<std::string>>();
   cmd->add_option("runs", *files, "OLD.json NEW.json")->required()->expected(2);
-  cmd->callback([files, &exit_code] {
+  auto across = std::make_shared<bool>(false);
+  cmd->add_flag("--across-variants", *across,
+                "bench documents: match cases without their variant (one schedule against another on the same shapes)");
+  cmd->callback([files, across, &exit_code] {
     try {
       const nlohmann::json a = read_json_file((*files)[0]), b = read_json_file((*files)[1]);
       if (is_bench_document(a) || is_bench_document(b)) {
         for (std::size_t i = 0; i < 2; ++i)
           if (!is_bench_document(i == 0 ? a : b))
             throw std::runtime_error((*files)[i] + ": not a bench document (ladder bench --json), as the other is");
-        const auto changes = compare_benches(a, b);
+        const auto changes = compare_benches(a, b, *across);
         std::cout << bench_compare_table(changes, a, b);
         exit_code = std::any_of(changes.begin(), changes.end(), [](const BenchChange& c) { return c.lost(); })
                         ? kExitFailure
                         : kExitOk;
         return;
       }
+      if (*across) throw std::invalid_argument("--across-variants compares bench documents; these are run documents");
       const RunDocument before = load_run_document((*files)[0]);
       const RunDocument after = load_run_document((*files)[1]);
       const auto changes = compare_runs(before, after);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -23,9 +24,23 @@ std::string variant_text(const json& r) {
 }
 
 using Key = std::tuple<std::string, std::string, long long, long long, std::string, std::string>;
-Key key_of(const json& r) {
+Key key_of(const json& r, bool across_variants) {
   return {r.value("op", ""), r.value("dtype", ""), r.value("rows", 0LL), r.value("d", 0LL), r.value("impl", ""),
-          variant_text(r)};
+          across_variants ? std::string() : variant_text(r)};
+}
+
+// Across variants, a run's cases must be one a shape and implementation.
+void require_unique(const json& results, const char* which) {
+  std::map<Key, std::string> seen;
+  for (const auto& r : results) {
+    const auto [it, fresh] = seen.emplace(key_of(r, true), variant_text(r));
+    if (!fresh)
+      throw std::invalid_argument(fmt::format(
+          "the {} run has two cases of {} {} {}x{} ({}) that differ only in variant ([{}] and [{}]): "
+          "compare across variants needs one a shape",
+          which, r.value("op", ""), r.value("dtype", ""), r.value("rows", 0LL), r.value("d", 0LL),
+          r.value("impl", ""), it->second, variant_text(r)));
+  }
 }
 
 std::optional<double> time_of(const json& r, const char* which) {
@@ -65,11 +80,15 @@ std::string us_cell(const std::optional<double>& before, const std::optional<dou
 
 bool is_bench_document(const json& doc) { return doc.is_object() && doc.value("tool", "") == "ladder-bench"; }
 
-std::vector<BenchChange> compare_benches(const json& before, const json& after) {
+std::vector<BenchChange> compare_benches(const json& before, const json& after, bool across_variants) {
   // Held: the map points into them.
   const json old_results = before.value("results", json::array()), new_results = after.value("results", json::array());
+  if (across_variants) {
+    require_unique(old_results, "first");
+    require_unique(new_results, "second");
+  }
   std::map<Key, const json*> old_by_key;
-  for (const auto& r : old_results) old_by_key.emplace(key_of(r), &r);
+  for (const auto& r : old_results) old_by_key.emplace(key_of(r, across_variants), &r);
   std::vector<BenchChange> out;
   auto fill = [](BenchChange& c, const json& r) {
     c.op = r.value("op", "");
@@ -85,8 +104,9 @@ std::vector<BenchChange> compare_benches(const json& before, const json& after) 
     c.cold_after = time_of(r, "cold_us");
     c.hot_after = time_of(r, "hot_us");
     c.error_after = r.value("error", "");
-    if (auto it = old_by_key.find(key_of(r)); it != old_by_key.end()) {
+    if (auto it = old_by_key.find(key_of(r, across_variants)); it != old_by_key.end()) {
       const json& o = *it->second;
+      if (variant_text(o) != c.variant) c.variant_before = variant_text(o);
       c.cold_before = time_of(o, "cold_us");
       c.hot_before = time_of(o, "hot_us");
       c.error_before = o.value("error", "");
@@ -121,7 +141,11 @@ std::string bench_compare_table(const std::vector<BenchChange>& changes, const j
   for (const auto& c : changes) {
     lost += c.lost();
     moved += !c.resource_changes.empty();
-    const std::string impl = c.variant.empty() ? c.impl : c.impl + " [" + c.variant + "]";
+    // Across variants, a case whose variant changed shows both: [before -> after].
+    auto named = [](const std::string& v) { return v.empty() ? std::string("auto") : v; };
+    const std::string variant =
+        c.variant_before ? named(*c.variant_before) + " -> " + named(c.variant) : c.variant;
+    const std::string impl = variant.empty() ? c.impl : c.impl + " [" + variant + "]";
     s += fmt::format("{:<16} {:<5} {:>13} {:<24} {:<32} {:<32}\n", c.op, c.dtype, fmt::format("{}x{}", c.rows, c.d),
                      impl, us_cell(c.cold_before, c.cold_after), us_cell(c.hot_before, c.hot_after));
     if (c.lost()) s += "    LOST: " + c.error_after + "\n";

@@ -1,5 +1,6 @@
 // Two bench documents side by side, case by case: the A/B of a kernel change or a toolchain.
-// Cases match on op, dtype, shape, implementation and variant; each gets its cold and hot times
+// Cases match on op, dtype, shape, implementation and variant (or, across variants, without it:
+// one schedule against another on the same shapes); each gets its cold and hot times
 // before and after, their ratio, and the launches whose registers or memory moved. Both runs'
 // copy ceilings head the table, so that a machine's own drift is in view.
 #pragma once
@@ -13,6 +14,8 @@ namespace ladder {
 
 struct BenchChange {
   std::string op, dtype, impl, variant;  // variant: "" or the plan keys as KEY=VALUE, comma-joined
+  // Across variants: the first run's variant, where it differs from the second's.
+  std::optional<std::string> variant_before;
   long long rows = 0, d = 0;
   std::optional<double> cold_before, cold_after, hot_before, hot_after;  // µs; absent: not timed
   std::string error_before, error_after;
@@ -24,7 +27,11 @@ struct BenchChange {
 // Whether `doc` is a bench document (ladder bench --json) rather than a run document.
 bool is_bench_document(const nlohmann::json& doc);
 
-std::vector<BenchChange> compare_benches(const nlohmann::json& before, const nlohmann::json& after);
+// across_variants: match cases without their variant, so that two runs of different schedules on
+// the same shapes line up; a run with two cases of one shape is then an error
+// (std::invalid_argument naming the case), since which to match would be a guess.
+std::vector<BenchChange> compare_benches(const nlohmann::json& before, const nlohmann::json& after,
+                                         bool across_variants = false);
 std::string bench_compare_table(const std::vector<BenchChange>& changes, const nlohmann::json& before,
                                 const nlohmann::json& after);
 
