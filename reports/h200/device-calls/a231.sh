@@ -39,9 +39,11 @@ b() { # tag tree json args...
     echo "round $rep done at $SECONDS s" >&2
   done
   for dt in bf16 f16; do
-    for t in base p2fix p2out2; do
-      echo "== compare auto (three passes) -> $t two passes, $dt, round 2"
-      $B compare $OUT/b-auto-$dt-2.json $OUT/b-$t-$dt-2.json | grep -vE "^$" | head -12
+    for t in p2fix p2out2; do
+      echo "== compare two passes, base -> $t, $dt, round 2 (the hypothesis)"
+      $B compare $OUT/b-base-$dt-2.json $OUT/b-$t-$dt-2.json | grep -vE "^$" | head -12
+      echo "== compare auto (three passes; bulk at 32768) -> $t two passes, $dt, round 2"
+      $B compare --across-variants $OUT/b-auto-$dt-2.json $OUT/b-$t-$dt-2.json | grep -vE "^$" | head -12
     done
   done
   echo "== compare f32 auto, base -> p2fix (auto is two passes at 16384)"

@@ -47,7 +47,9 @@ b() { # json args...
   done
   for op in rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd; do
     echo "== compare $op bf16, plain -> pooled, round 2"
-    $B compare $OUT/b-$op-plain-2.json $OUT/b-$op-pool-2.json | grep -vE "^$" | head -10
+    $B compare --across-variants $OUT/b-$op-plain-2.json $OUT/b-$op-pool-2.json | grep -vE "^$" | head -10
+    echo "== compare $op bf16, the kernel's own reduce, plain -> pooled, round 2"
+    $B compare --across-variants $OUT/b-$op-plaingrid-2.json $OUT/b-$op-poolgrid-2.json | grep -vE "^$" | head -8
   done
 } > $OUT/bench-pool.txt 2>&1
 cat $OUT/bench-pool.txt
