@@ -5,8 +5,9 @@
 # row, and column_sum reads them again; pooled, 66. Part 1: every pooled verify rung (42: three
 # ops, three dtypes, with and without dh, statistics recomputed, odd strides, three clusters, the
 # kernel's own reduce). Part 2: bench, two rounds, plain against pooled at the bulk kernels' shapes,
-# compared with `ladder compare`, each with the reduce a launch of its own (auto) and the kernel's
-# own (reduce=grid). Part 3: Nsight Compute of rmsnorm_bwd's two launches, plain and
+# compared with `ladder compare --across-variants`, each with the reduce a launch of its own
+# (auto) and the kernel's own (reduce=grid). Part 3: compute-sanitizer memcheck and racecheck
+# over the bf16 pooled rungs. Part 4: Nsight Compute of rmsnorm_bwd's two launches, plain and
 # pooled (durations, DRAM bytes written). Carried: .device/ladder (main's build, stripped).
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
@@ -54,6 +55,15 @@ b() { # json args...
 } > $OUT/bench-pool.txt 2>&1
 cat $OUT/bench-pool.txt
 echo "bench done $SECONDS s"
+# compute-sanitizer over the pooled rungs (their distributed shared memory and cluster barriers):
+# memcheck with bare allocations (no redzones, so that the tool sees every stray access), racecheck.
+for tool in memcheck racecheck; do
+  [ $SECONDS -gt 420 ] && { echo "$tool skipped at $SECONDS s"; continue; }
+  extra=""; [ $tool = memcheck ] && extra="--bare-allocations"
+  timeout $(left 500) compute-sanitizer --tool $tool --target-processes all --print-limit 5 $B run --ladder /tmp/v-pool.json '*bf16*' --jobs 4 $extra > /tmp/san.txt 2>&1
+  { echo "exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|rungs:|Hazard|Invalid|out of bounds|Program hit" /tmp/san.txt | sort | uniq -c; } > $OUT/$tool-pool-233.txt
+  echo "== $tool"; cat $OUT/$tool-pool-233.txt
+done
 if [ $SECONDS -gt 480 ]; then echo "ncu skipped at $SECONDS s"; echo "total $SECONDS s"; exit 0; fi
 M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,launch__registers_per_thread
 { for p in 1 2; do
