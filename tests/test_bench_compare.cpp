@@ -1,6 +1,8 @@
 // `ladder compare` on two bench documents: each case's times before and after, matched on op,
 // dtype, shape, implementation and variant (or across variants), and the launches whose registers
 // or memory moved.
+#include <filesystem>
+
 #include "harness/report/bench_compare.h"
 #include "harness/report/run_document.h"
 #include "tests/catch.h"
@@ -77,6 +79,12 @@ TEST_CASE("ladder compare takes two bench documents, exits 1 when a case is lost
   const auto mixed = run_ladder("compare " + pa + " " + run);
   CHECK(mixed.exit_code == 2);
   CHECK(mixed.output.find(run + ": not a bench document") != std::string::npos);
+  // A directory where a document was expected: named as such, a usage error.
+  const std::string dir = temp_path("compare-dir");
+  std::filesystem::create_directories(dir);
+  const auto folder = run_ladder("compare " + dir + " " + pa);
+  CHECK(folder.exit_code == 2);
+  CHECK(folder.output.find(dir + ": a directory, not a JSON document") != std::string::npos);
 }
 
 TEST_CASE("compare across variants lines up one schedule against another on the same shapes", "[compare]") {

@@ -84,6 +84,9 @@ RunDocument run_document_from_json(const json& j) {
 }
 
 json read_json_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw std::runtime_error(fmt::format("{}: a directory, not a JSON document", path));
   std::ifstream in(path);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open", path));
   try {
