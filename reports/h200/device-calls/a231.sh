@@ -34,6 +34,8 @@ b() { # tag tree json args...
         b $t-p2-$dt $t $OUT/b-$t-$dt-$rep.json --dtype $dt $S16 --variant schedule=loop --variant loop_passes=2
       done
     done
+    # 32768: one 1024-thread row an SM against three of 512 (auto's loop block there).
+    b p2fix-1024-bf16 p2fix $OUT/b-p2fix-1024-bf16-$rep.json --dtype bf16 --shape 2048x32768 --variant schedule=loop --variant loop_passes=2 --variant loop_threads=1024
     b auto-f32 base $OUT/b-auto-f32-$rep.json --dtype f32 --shape 4096x16384 --shape 8192x8192
     b p2fix-f32 p2fix $OUT/b-p2fix-f32-$rep.json --dtype f32 --shape 4096x16384 --shape 8192x8192
     echo "round $rep done at $SECONDS s" >&2
