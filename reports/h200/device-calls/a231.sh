@@ -1,16 +1,18 @@
 #!/bin/bash
-# Call 231: the two-pass streamed LayerNorm with its shift taken from the chunk's own load.
+# Call 231: the two-pass streamed LayerNorm with its shift read under the keep policy.
 # layernorm_fwd_loop with loop_passes=2 reads each row twice (three passes read it three times),
-# yet measured 20-30% slower in 16 bits (call 149). Its shift was read with a 2-byte load before the
-# same chunk's 16-byte evict_last load; if the L2 keeps the policy of a line's first access, the
-# output pass reads those lines from DRAM again. patches/p2-shift.patch reads the shift under the
-# same evict_last policy (the same value, so the same results; 40 registers in every dtype, as
-# before); patches/p2-out2.patch adds two chunks in flight in the 16-bit output pass. Kernel sources only: one binary (.device/ladder, main's build,
-# stripped), three kernel trees through LADDER_KERNELS_DIR. Part 1: bench, two rounds, every
-# width the streamed kernel takes, auto (three passes) and loop_passes=2 on each tree; the
-# rounds' documents compared with `ladder compare`. Part 2: Nsight Compute DRAM bytes read of the
-# 4096x16384 launch, base and patched (the hypothesis: the patched two-pass build reads the row
-# from DRAM once). Part 3: every LayerNorm verify rung on the patched tree. Files go to $OUT.
+# yet measured 20-30% slower in 16 bits (call 149). Its shift was read with a 2-byte load before
+# the same chunk's 16-byte evict_last load; if the L2 keeps the policy of a line's first access,
+# the output pass reads those lines from DRAM again. patches/p2-shift.patch reads the shift under
+# the same evict_last policy (the same value, so the same results; 40 registers in every dtype, as
+# before); patches/p2-out2.patch adds two chunks in flight in the 16-bit output pass. Kernel
+# sources only: one binary (.device/ladder, main's build, stripped), three kernel trees through
+# LADDER_KERNELS_DIR. Part 1: bench, two rounds, every width the streamed kernel takes (and one
+# 1024-thread row an SM at 32768), auto and loop_passes=2 on each tree; the second round's
+# documents compared with `ladder compare` (two passes, base against patched) and `ladder compare
+# --across-variants` (auto against patched two passes). Part 2: Nsight Compute DRAM bytes read of
+# the 4096x16384 launch, base and patched (the hypothesis: the patched two-pass build reads the
+# row from DRAM once). Part 3: every LayerNorm verify rung on both patched trees. Files go to $OUT.
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
 B=$PWD/.device/ladder
