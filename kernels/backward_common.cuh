@@ -407,5 +407,22 @@ __device__ __forceinline__ void rms_bwd_row_elementwise(T* dxr, T* drr, float* d
   }
 }
 
+// A thread's weight-gradient sums of its chunks i * THREADS + threadIdx.x (those with inside[i])
+// into their columns of the fp32 row at `row` (16-byte aligned): the bulk kernels' partial row,
+// or the shared row a pooled cluster adds (cluster_pool.cuh).
+template <int THREADS, int ITEMS, int VEC>
+__device__ __forceinline__ void store_sums_row(const float (&sums)[ITEMS][VEC],
+                                               const bool (&inside)[ITEMS], float* row) {
+  static_assert(VEC % 4 == 0, "VEC");
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    if (!inside[i]) continue;
+    float4* out = reinterpret_cast<float4*>(row + (i * THREADS + static_cast<int>(threadIdx.x)) * VEC);
+#pragma unroll
+    for (int q = 0; q < VEC / 4; ++q)
+      out[q] = make_float4(sums[i][4 * q], sums[i][4 * q + 1], sums[i][4 * q + 2], sums[i][4 * q + 3]);
+  }
+}
+
 }  // namespace norm
 }  // namespace ladder

@@ -12,6 +12,7 @@
 // whatever the timing, so a launch gives the same bits every time.
 #pragma once
 
+#include "backward_common.cuh"
 #include "cluster_sum.cuh"
 
 namespace ladder {
@@ -43,19 +44,10 @@ __device__ __forceinline__ void pool_partial_row(const float (&sums)[ITEMS][VEC]
                                                  const bool (&inside)[ITEMS], float* row,
                                                  float* out, int d) {
   static_assert(POOL >= 2 && POOL <= kMaxClusterRanks, "POOL");
-  static_assert(VEC % 4 == 0, "VEC");
 #if LADDER_CLUSTERS
   const int tx = static_cast<int>(threadIdx.x);
   __syncthreads();  // every thread of the block is past its last read of the stages
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    if (!inside[i]) continue;
-    float4* to = reinterpret_cast<float4*>(row + (i * THREADS + tx) * VEC);
-#pragma unroll
-    for (int q = 0; q < VEC / 4; ++q)
-      to[q] = make_float4(sums[i][4 * q], sums[i][4 * q + 1], sums[i][4 * q + 2],
-                          sums[i][4 * q + 3]);
-  }
+  store_sums_row<THREADS>(sums, inside, row);
   // Release and acquire at cluster scope: every block's row is visible to the cluster.
   cluster_barrier();
   const int n = d / 4;

@@ -276,6 +276,8 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
       norm::pool_partial_row<POOL, THREADS>(dbeta_sum, inside, row, dbeta_row, d);
     }
   } else if (partials) {
+    // dgamma's and dbeta's stores interleaved, as measured: two norm::store_sums_row calls, one
+    // a gradient, compile to other machine code.
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!inside[i]) continue;

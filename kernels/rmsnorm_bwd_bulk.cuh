@@ -197,15 +197,7 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
       pool_partial_row<POOL, THREADS>(dw_sum, inside, reinterpret_cast<float*>(stage_chunks),
                                       dw_row, d);
   } else if (dw_row != nullptr) {
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      if (!inside[i]) continue;
-      float4* out = reinterpret_cast<float4*>(dw_row + col0 + (i * THREADS + tx) * kVec);
-#pragma unroll
-      for (int q = 0; q < kVec / 4; ++q)
-        out[q] = make_float4(dw_sum[i][4 * q], dw_sum[i][4 * q + 1], dw_sum[i][4 * q + 2],
-                             dw_sum[i][4 * q + 3]);
-    }
+    store_sums_row<THREADS>(dw_sum, inside, dw_row + col0);
   }
 #if LADDER_CLUSTERS
   // No block leaves while another may still store to its slots.
