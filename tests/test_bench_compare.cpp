@@ -20,6 +20,12 @@ json bench(double copy) {
   return {{"tool", "ladder-bench"}, {"date", "2026-12-04"}, {"commit", "abc"}, {"copy", {{"gbps", copy}}},
           {"results", json::array()}};
 }
+// `doc` written to a temporary file of this name; its path.
+std::string written(const std::string& name, const json& doc) {
+  const std::string path = temp_path(name);
+  ladder::write_file_atomic(path, doc.dump());
+  return path;
+}
 const ladder::BenchChange& find(const std::vector<ladder::BenchChange>& v, const std::string& op, long long d,
                                 const std::string& variant = "") {
   for (const auto& c : v)
@@ -64,13 +70,10 @@ TEST_CASE("ladder compare takes two bench documents, exits 1 when a case is lost
   json a = bench(4200), b = bench(4200);
   a["results"] = {result("rmsnorm", 4096, 70.0)};
   b["results"] = {result("rmsnorm", 4096, 71.0)};
-  const std::string pa = temp_path("bench-a.json"), pb = temp_path("bench-b.json"), pc = temp_path("bench-c.json"),
-                    run = temp_path("a-run.json");
-  ladder::write_file_atomic(pa, a.dump());
-  ladder::write_file_atomic(pb, b.dump());
+  const std::string pa = written("bench-a.json", a), pb = written("bench-b.json", b),
+                    run = written("a-run.json", ladder::to_json(ladder::RunDocument{}));
   b["results"][0]["error"] = "timeout";
-  ladder::write_file_atomic(pc, b.dump());
-  ladder::write_file_atomic(run, ladder::to_json(ladder::RunDocument{}).dump());
+  const std::string pc = written("bench-c.json", b);
   const auto same = run_ladder("compare " + pa + " " + pb);
   INFO(same.output);
   CHECK(same.exit_code == 0);
@@ -115,10 +118,8 @@ TEST_CASE("ladder compare --across-variants: bench documents only", "[compare][c
   json a = bench(4200), b = bench(4200);
   a["results"] = {result("rmsnorm", 4096, 70.0)};
   b["results"] = {result("rmsnorm", 4096, 66.5, {{"schedule", "loop"}})};
-  const std::string pa = temp_path("across-a.json"), pb = temp_path("across-b.json"), run = temp_path("across-run.json");
-  ladder::write_file_atomic(pa, a.dump());
-  ladder::write_file_atomic(pb, b.dump());
-  ladder::write_file_atomic(run, ladder::to_json(ladder::RunDocument{}).dump());
+  const std::string pa = written("across-a.json", a), pb = written("across-b.json", b),
+                    run = written("across-run.json", ladder::to_json(ladder::RunDocument{}));
   const auto lined = run_ladder("compare --across-variants " + pa + " " + pb);
   INFO(lined.output);
   CHECK(lined.exit_code == 0);

@@ -46,6 +46,7 @@ TEST_CASE("run --compile-only compiles every rung of both built-in ladders", "[c
     without += r.value("images", nlohmann::json::array()).empty() ? 1 : 0;
     for (const auto& i : r.value("images", nlohmann::json::array())) {
       INFO(r.at("name") << ": " << i.dump());
+      CHECK_FALSE(i.at("entry").get<std::string>().empty());  // which kernel, for compare to match
       CHECK(i.at("registers").get<int>() > 0);
       CHECK(i.at("local_bytes").get<int>() >= 0);
       ++with_resources;

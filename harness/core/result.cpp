@@ -76,6 +76,18 @@ void from_json(const json& j, CaseResult& c) {
   c.extra = j.value("extra", std::map<std::string, double>{});
 }
 
+void to_json(json& j, const ImageResources& i) {
+  j = {{"entry", i.entry}, {"registers", i.registers}, {"local_bytes", i.local_bytes},
+       {"static_shared_bytes", i.static_shared_bytes}};
+}
+
+void from_json(const json& j, ImageResources& i) {
+  i.entry = j.at("entry").get<std::string>();
+  i.registers = j.value("registers", 0);
+  i.local_bytes = j.value("local_bytes", 0);
+  i.static_shared_bytes = j.value("static_shared_bytes", 0);
+}
+
 void to_json(json& j, const RungResult& r) {
   j = {{"name", r.name},
        {"adds", r.adds},
@@ -97,12 +109,7 @@ void to_json(json& j, const RungResult& r) {
        {"ms", r.ms},
        {"wall_ms", r.wall_ms},
        {"cases", r.cases}};
-  if (!r.images.empty()) {
-    j["images"] = json::array();
-    for (const auto& i : r.images)
-      j["images"].push_back({{"entry", i.entry}, {"registers", i.registers}, {"local_bytes", i.local_bytes},
-                             {"static_shared_bytes", i.static_shared_bytes}});
-  }
+  if (!r.images.empty()) j["images"] = r.images;
 }
 
 void from_json(const json& j, RungResult& r) {
@@ -131,10 +138,7 @@ void from_json(const json& j, RungResult& r) {
   r.ms = j.value("ms", std::map<std::string, double>{});
   r.wall_ms = j.value("wall_ms", 0.0);
   r.cases = j.value("cases", std::vector<CaseResult>{});
-  r.images.clear();
-  for (const auto& i : j.value("images", json::array()))
-    r.images.push_back({i.at("entry").get<std::string>(), i.value("registers", 0), i.value("local_bytes", 0),
-                        i.value("static_shared_bytes", 0)});
+  r.images = j.value("images", std::vector<ImageResources>{});
 }
 
 }  // namespace ladder

@@ -69,6 +69,10 @@ void to_json(nlohmann::json& j, const NumericsSummary& n);
 void from_json(const nlohmann::json& j, NumericsSummary& n);
 void to_json(nlohmann::json& j, const CaseResult& c);
 void from_json(const nlohmann::json& j, CaseResult& c);  // throws nlohmann::json::exception
+// {"entry", "registers", "local_bytes", "static_shared_bytes"}: the run document's `images`, and
+// the child's compile message's `resources`. Only the entry is required.
+void to_json(nlohmann::json& j, const ImageResources& i);
+void from_json(const nlohmann::json& j, ImageResources& i);
 void to_json(nlohmann::json& j, const RungResult& r);
 void from_json(const nlohmann::json& j, RungResult& r);
 

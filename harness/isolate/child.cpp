@@ -128,8 +128,8 @@ int child_main(const ChildOptions& opts) {
     if (img.ok && img.is_cubin) {
       const auto r = toolchain::kernel_resources(img.image, img.lowered_name);
       if (r.ok)
-        m["resources"] = {{"registers", r.resources.registers}, {"local_bytes", r.resources.local_bytes},
-                          {"static_shared_bytes", r.resources.static_shared_bytes}};
+        m["resources"] = ImageResources{img.entry, r.resources.registers, r.resources.local_bytes,
+                                        r.resources.static_shared_bytes};
     }
     out.send(m);
   });

@@ -216,13 +216,10 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
           }
           if (!ok && r.compile_error.empty()) r.compile_error = m.value("error", "");
           if (m.contains("resources")) {
-            const std::string entry = m.value("entry", "");
+            auto image = m.at("resources").get<ImageResources>();
             const bool known = std::any_of(r.images.begin(), r.images.end(),
-                                           [&](const ImageResources& i) { return i.entry == entry; });
-            const auto& res = m.at("resources");
-            if (!known)
-              r.images.push_back({entry, res.value("registers", 0), res.value("local_bytes", 0),
-                                  res.value("static_shared_bytes", 0)});
+                                           [&](const ImageResources& i) { return i.entry == image.entry; });
+            if (!known) r.images.push_back(std::move(image));
           }
         } else if (type == "begin") {
           current = m.at("index").get<std::size_t>();

@@ -164,15 +164,16 @@ std::int64_t partial_rows_of(const RowGeometry& g, const BulkPlan& bulk) {
 // (and `false` after it where the cluster's blocks exchange their sums through a barrier), and a
 // pooled plan its _pooled entry, with the pool last.
 std::string bulk_entry(const std::string& kernel, DType dt, const BulkPlan& bulk) {
-  if (bulk.pool > 1)
-    return "ladder::" + kernel + "_pooled<" + dtype_template_name(dt) + ", " +
-           std::to_string(bulk.items) + ", " + std::to_string(bulk.threads) + ", " +
-           std::to_string(bulk.pool) + ">";
-  const std::string cluster = bulk.cluster == 1 ? ""
-                              : ", " + std::to_string(bulk.cluster) + (bulk.async_sums ? "" : ", false");
-  return "ladder::" + kernel + (bulk.cluster > 1 ? "_cluster" : "") + "<" +
-         dtype_template_name(dt) + ", " + std::to_string(bulk.items) + ", " +
-         std::to_string(bulk.threads) + cluster + ">";
+  std::string suffix, last;  // the entry's name suffix and its template arguments after THREADS
+  if (bulk.pool > 1) {
+    suffix = "_pooled";
+    last = ", " + std::to_string(bulk.pool);
+  } else if (bulk.cluster > 1) {
+    suffix = "_cluster";
+    last = ", " + std::to_string(bulk.cluster) + (bulk.async_sums ? "" : ", false");
+  }
+  return "ladder::" + kernel + suffix + "<" + dtype_template_name(dt) + ", " + std::to_string(bulk.items) +
+         ", " + std::to_string(bulk.threads) + last + ">";
 }
 
 // The final reduce of one weight gradient: out[c] = sum of `parts` partial rows. programmatic:

@@ -10,6 +10,12 @@ std::string same_size_cell(const json& r) {
   return r.contains("cold_of_same_size_copy") ? fmt::format("{:.3f}", r["cold_of_same_size_copy"].get<double>()) : "—";
 }
 
+// A case that did not plan, compile or run, in either terminal table: its op, dtype, shape and why.
+std::string error_line(const json& r) {
+  return fmt::format("{:<16} {:<5} {:>7} {:>6} error: {}\n", r.value("op", ""), r.value("dtype", ""), r.value("rows", 0),
+                     r.value("d", 0), r.value("error", ""));
+}
+
 // One launch's cells: registers, local bytes, shared bytes (static + dynamic), threads, blocks an
 // SM (the limit), grid blocks, waves; or the reason they are missing.
 struct ResourceCells {
@@ -63,8 +69,7 @@ std::string bench_terminal_table(const json& doc) {
                    "clean/copy");
   for (const auto& r : doc["results"]) {
     if (r.contains("error")) {
-      s += fmt::format("{:<16} {:<5} {:>7} {:>6} error: {}\n", r.value("op", ""), r.value("dtype", ""), r.value("rows", 0),
-                       r.value("d", 0), r.value("error", ""));
+      s += error_line(r);
       continue;
     }
     s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:<22} {:>10.2f} {:>10.2f} {:>9.0f} {:>9.0f} {:>6.3f} {:>9} {:>10.2f} {:>6.3f}\n",
@@ -83,8 +88,7 @@ std::string resources_terminal_table(const json& doc) {
   for (const auto& r : doc.value("results", json::array())) {
     // A case that did not plan or compile says why, as the timing table does.
     if (r.contains("error")) {
-      s += fmt::format("{:<16} {:<5} {:>7} {:>6} error: {}\n", r.value("op", ""), r.value("dtype", ""), r.value("rows", 0),
-                       r.value("d", 0), r.value("error", ""));
+      s += error_line(r);
       continue;
     }
     for (const auto& k : r.value("kernels", json::array())) {
