@@ -23,6 +23,13 @@ void add_compare(CLI::App& app, int& exit_code) {
         for (std::size_t i = 0; i < 2; ++i)
           if (!is_bench_document(i == 0 ? a : b))
             throw std::runtime_error((*files)[i] + ": not a bench document (ladder bench --json), as the other is");
+        for (std::size_t i = 0; i < 2; ++i) {
+          try {
+            check_bench_document(i == 0 ? a : b);
+          } catch (const std::exception& e) {
+            throw std::runtime_error((*files)[i] + ": " + e.what());
+          }
+        }
         const auto changes = compare_benches(a, b, *across);
         std::cout << bench_compare_table(changes, a, b);
         exit_code = std::any_of(changes.begin(), changes.end(), [](const BenchChange& c) { return c.lost(); })

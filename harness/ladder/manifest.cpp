@@ -30,8 +30,18 @@ struct Node {
   const std::string& file;
 
   [[noreturn]] void fail(const std::string& expected) const { throw ManifestError(file, path, expected); }
-  Node at(const std::string& key) const { return {j.at(key), path + "/" + key, file}; }
-  Node at(std::size_t i) const { return {j.at(i), fmt::format("{}/{}", path, i), file}; }
+  // A missing field or element is the manifest's error, never the JSON library's.
+  Node at(const std::string& key) const {
+    require_object();
+    const auto it = j.find(key);
+    if (it == j.end()) fail(fmt::format("expected a '{}' field", key));
+    return {*it, path + "/" + key, file};
+  }
+  Node at(std::size_t i) const {
+    require_array();
+    if (i >= j.size()) fail(fmt::format("expected at least {} elements, got {}", i + 1, j.size()));
+    return {j[i], fmt::format("{}/{}", path, i), file};
+  }
   bool has(const std::string& key) const { return j.is_object() && j.contains(key); }
 
   std::string str() const {
@@ -141,9 +151,11 @@ std::vector<std::int64_t> case_values(const Node& n) {
     if (!r.j.is_array() || r.j.size() != 2) r.fail("expected [lo, hi]");
     const auto lo = r.at(0).integer(), hi = r.at(1).integer();
     if (hi < lo) r.fail(fmt::format("expected lo <= hi, got [{}, {}]", lo, hi));
-    if (hi - lo >= static_cast<std::int64_t>(kMaxCasesPerRung)) r.fail("range too long");
+    // The width as unsigned: hi - lo overflows for ranges that span most of int64.
+    const std::uint64_t width = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+    if (width >= kMaxCasesPerRung) r.fail(fmt::format("expected a range of at most {} values", kMaxCasesPerRung));
     std::vector<std::int64_t> v;
-    for (auto x = lo; x <= hi; ++x) v.push_back(x);
+    for (std::uint64_t k = 0; k <= width; ++k) v.push_back(lo + static_cast<std::int64_t>(k));
     return v;
   }
   n.fail(R"(expected an integer, a list of integers or {"range": [lo, hi]})");
@@ -158,6 +170,9 @@ std::vector<Case> parse_cases(const Node& n) {
     std::vector<Case> partial{Case{}};
     for (auto it = c.j.begin(); it != c.j.end(); ++it) {
       const auto values = case_values(Node{it.value(), c.path + "/" + it.key(), c.file});
+      // Checked before the product is built, which could otherwise exhaust memory.
+      if (partial.size() * values.size() + out.size() > kMaxCasesPerRung)
+        c.fail(fmt::format("expands to more than {} cases", kMaxCasesPerRung));
       std::vector<Case> next;
       for (const auto& p : partial)
         for (auto v : values) {
@@ -166,8 +181,6 @@ std::vector<Case> parse_cases(const Node& n) {
           next.push_back(std::move(q));
         }
       partial = std::move(next);
-      if (partial.size() + out.size() > kMaxCasesPerRung)
-        c.fail(fmt::format("expands to more than {} cases", kMaxCasesPerRung));
     }
     out.insert(out.end(), partial.begin(), partial.end());
   }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/core/json_member.h"
 #include "harness/report/compare.h"
 
 namespace ladder {
@@ -51,9 +52,9 @@ std::optional<double> time_of(const json& r, const char* which) {
 // The launches, matched by entry, whose registers, local or static shared bytes differ.
 std::vector<std::string> resource_changes(const json& before, const json& after) {
   std::vector<std::string> out;
-  for (const auto& a : after.value("kernels", json::array())) {
+  for (const auto& a : array_member(after, "kernels")) {
     if (!a.contains("registers")) continue;
-    for (const auto& b : before.value("kernels", json::array())) {
+    for (const auto& b : array_member(before, "kernels")) {
       if (b.value("entry", "") != a.value("entry", "") || !b.contains("registers")) continue;
       auto field = [&](const char* key, const char* name, const char* unit) {
         return ResourceMove{name, b.value(key, 0LL), a.value(key, 0LL), unit};
@@ -81,8 +82,9 @@ std::string us_cell(const std::optional<double>& before, const std::optional<dou
 bool is_bench_document(const json& doc) { return doc.is_object() && doc.value("tool", "") == "ladder-bench"; }
 
 std::vector<BenchChange> compare_benches(const json& before, const json& after, bool across_variants) {
-  // Held: the map points into them.
-  const json old_results = before.value("results", json::array()), new_results = after.value("results", json::array());
+  // In place, not copied: an error inside names its pointer in the document.
+  const json& old_results = array_member(before, "results");
+  const json& new_results = array_member(after, "results");
   if (across_variants) {
     require_unique(old_results, "first");
     require_unique(new_results, "second");
@@ -154,6 +156,10 @@ std::string bench_compare_table(const std::vector<BenchChange>& changes, const j
   s += fmt::format("\n{} cases compared, {} timed before and not after, {} with launches whose registers or memory moved\n",
                    changes.size(), lost, moved);
   return s;
+}
+
+void check_bench_document(const json& doc) {
+  (void)bench_compare_table(compare_benches(doc, doc), doc, doc);
 }
 
 }  // namespace ladder

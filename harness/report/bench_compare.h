@@ -32,6 +32,10 @@ bool is_bench_document(const nlohmann::json& doc);
 // (std::invalid_argument naming the case), since which to match would be a guess.
 std::vector<BenchChange> compare_benches(const nlohmann::json& before, const nlohmann::json& after,
                                          bool across_variants = false);
+// Reads every field that compare_benches and bench_compare_table read, in one document alone,
+// so that a malformed document's error can be reported with its own file's name. Throws what
+// they throw (with JSON_DIAGNOSTICS, naming the JSON pointer of the value at fault).
+void check_bench_document(const nlohmann::json& doc);
 std::string bench_compare_table(const std::vector<BenchChange>& changes, const nlohmann::json& before,
                                 const nlohmann::json& after);
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/core/json_member.h"
+
 namespace ladder {
 using nlohmann::json;
 
@@ -85,13 +87,13 @@ std::string resources_terminal_table(const json& doc) {
   std::string s = fmt::format("{:<16} {:<5} {:>7} {:>6} {:>5} {:>6} {:>12} {:>7} {:>20} {:>7} {:>6}  {}\n", "op", "dtype",
                               "rows", "d", "regs", "local", "smem s+dyn", "threads", "blocks/SM (limit)", "grid",
                               "waves", "kernel");
-  for (const auto& r : doc.value("results", json::array())) {
+  for (const auto& r : array_member(doc, "results")) {
     // A case that did not plan or compile says why, as the timing table does.
     if (r.contains("error")) {
       s += error_line(r);
       continue;
     }
-    for (const auto& k : r.value("kernels", json::array())) {
+    for (const auto& k : array_member(r, "kernels")) {
       const ResourceCells c = resource_cells(k);
       s += fmt::format("{:<16} {:<5} {:>7} {:>6} {:>5} {:>6} {:>12} {:>7} {:>20} {:>7} {:>6}  {}\n", r.value("op", ""),
                        r.value("dtype", ""), r.value("rows", 0), r.value("d", 0), c.registers, c.local, c.shared,
@@ -105,9 +107,9 @@ std::string resources_terminal_table(const json& doc) {
 
 std::string resources_markdown(const json& bench) {
   std::string rows;
-  for (const auto& r : bench.value("results", json::array())) {
+  for (const auto& r : array_member(bench, "results")) {
     if (r.value("impl", "") != "ladder") continue;
-    for (const auto& k : r.value("kernels", json::array())) {
+    for (const auto& k : array_member(r, "kernels")) {
       const ResourceCells c = resource_cells(k);
       rows += fmt::format("| {} | {} | {}×{} | `{}` | {} | {} | {} | {} | {} | {} | {} |\n", r.value("op", ""),
                           r.value("dtype", ""), r.value("rows", 0L), r.value("d", 0L), k.value("entry", ""), c.registers,
@@ -130,7 +132,7 @@ std::string peers_markdown(const json& peers) {
   md += fmt::format("torch {}, triton {}, device {}, copy ceiling {:.0f} GB/s\n\n", peers.value("torch", "?"),
                     peers.value("triton", "?"), peers.value("device", "?"), peers.value("copy_gbps", 0.0));
   md += "| op | dtype | rows × d | impl | µs | GB/s | of copy | clean µs |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n";
-  for (const auto& p : peers.value("peers", json::array())) {
+  for (const auto& p : array_member(peers, "peers")) {
     if (p.contains("error") && !p["error"].is_null()) {
       md += fmt::format("| {} | {} | {}×{} | {} | error: {} | | | |\n", p.value("op", ""), p.value("dtype", ""),
                         p.value("rows", 0), p.value("d", 0), p.value("impl", ""), p["error"].dump());
@@ -166,7 +168,7 @@ std::string bench_markdown(const json& bench, const std::string& path, const jso
         "The flush overwrites a buffer, which leaves the L2 full of dirty lines that the timed launch writes back; clean µs flushes the same way and then reads the buffer once more, so the launch pays for its own traffic alone (harness/bench/l2_flush.h). Peers are timed both ways too.\n\n";
   md += "| op | dtype | rows × d | impl | hot µs | cold µs | cold GB/s | cold / copy | hot / copy | cold / same-size copy | best peer (µs, impl) | clean µs | best peer clean (µs, impl) |\n";
   md += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
-  for (const auto& r : bench.value("results", json::array())) {
+  for (const auto& r : array_member(bench, "results")) {
     const std::string op = r.value("op", ""), dtype = r.value("dtype", "");
     const long rows = r.value("rows", 0L), d = r.value("d", 0L);
     if (r.contains("error")) {
