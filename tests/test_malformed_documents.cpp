@@ -165,9 +165,10 @@ TEST_CASE("a case product too large to hold is refused before it is built", "[ro
 }
 
 TEST_CASE("a missing required field is named as the manifest's error", "[robustness]") {
-  const std::string text = R"({"rungs": [{"source": "p0_three_buffers.cu", "entry": "k", "cases": [{"d": 1}]}]})";
+  const std::string text = R"({"rungs": [{"name": "r", "source": "p0_three_buffers.cu", "entry": "k",
+    "buffers": [{"role": "output", "shape": ["d"]}], "cases": [{"d": 1}]}]})";
   CHECK_THROWS_WITH(parse_ladder(text, "t.json", source_path("probes")),
-                    has_substr("t.json: at /rungs/0: expected a 'name' field"));
+                    has_substr("t.json: at /rungs/0/buffers/0: expected a 'name' field"));
 }
 
 TEST_CASE("a mutated fixture is a FixtureError or a fixture the checks and rungs take", "[robustness]") {
