@@ -113,6 +113,13 @@ TEST_CASE("an unknown rung glob is a usage error", "[cli]") {
   const auto o = run_ladder("run --compile-only no_such_rung_*");
   CHECK(o.exit_code == 2);
   CHECK(o.output.find("no rung matches") != std::string::npos);
+  CHECK(o.output.find("--ladder") == std::string::npos);
+}
+
+TEST_CASE("a manifest path given as a rung glob is pointed at --ladder", "[cli]") {
+  const auto o = run_ladder("run --compile-only " + source_path("probes/sweep_demo.json"));
+  CHECK(o.exit_code == 2);
+  CHECK_THAT(o.output, ladder_test::has_substr("sweep_demo.json' (a manifest is given with --ladder FILE)"));
 }
 
 TEST_CASE("rung names may follow --ladder, which takes one path each time", "[cli]") {

@@ -67,7 +67,13 @@ std::vector<Rung> select_rungs(const std::vector<Rung>& rungs, const std::vector
         any = true;
         if (std::none_of(out.begin(), out.end(), [&](const Rung& x) { return x.name == r.name; })) out.push_back(r);
       }
-    if (!any) throw std::invalid_argument(fmt::format("no rung matches '{}'", g));
+    if (!any) {
+      // Rung names have no '.' or '/': a glob with one is most likely a manifest given in the
+      // wrong place.
+      const bool looks_like_path = g.find_first_of("./") != std::string::npos;
+      throw std::invalid_argument(fmt::format("no rung matches '{}'{}", g,
+                                              looks_like_path ? " (a manifest is given with --ladder FILE)" : ""));
+    }
   }
   // Keep the ladder's order: rungs build on each other.
   std::vector<Rung> ordered;
