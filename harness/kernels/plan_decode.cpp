@@ -85,7 +85,7 @@ void apply_row_grid(int grid, const DeviceLimits& device, std::int64_t rows,
                     std::uint32_t shared_bytes, RowGeometry& g) {
   if (grid == 0) return;
   if (grid > 0) {
-    g.blocks = std::min<std::int64_t>(rows, grid);
+    g.blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(rows, grid));  // zero rows: one idle block
     return;
   }
   // The kernels' launch bound: 4096 / (THREADS x ITEMS) blocks an SM (block_row.cuh).
