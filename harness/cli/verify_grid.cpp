@@ -40,9 +40,10 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // take the stages' barriers round many phases, with the row held in registers (ITEMS 1-2) or
 // read from its stage in each pass (16-bit ITEMS 4), and with one stage; odd strides, rows
 // that are not whole chunks and rows wider than the block take its element-wise path.
-// Small and awkward shapes for every other variant (and the tiny hidden sizes for all).
+// Small and awkward shapes for every other variant (and the tiny hidden sizes for all); zero
+// rows at a width most schedules take, since zero rows must be a no-op on every path.
 const Shapes kSmallShapes{
-    {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 16383}, {3, 32765}, {3, 32768}, {2, 65536}};
+    {0, 4096}, {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 16383}, {3, 32765}, {3, 32768}, {2, 65536}};
 
 std::vector<Variant> variants_of(const std::string& op) {
   if (op == "rmsnorm")
