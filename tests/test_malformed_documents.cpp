@@ -18,6 +18,7 @@
 #include "harness/fixtures/fixture_file.h"
 #include "harness/fixtures/fixture_rungs.h"
 #include "harness/isolate/plan.h"
+#include "harness/ladder/launch.h"
 #include "harness/ladder/manifest.h"
 #include "harness/report/bench_compare.h"
 #include "harness/report/bench_markdown.h"
@@ -164,6 +165,14 @@ TEST_CASE("a case product too large to hold is refused before it is built", "[ro
                     has_substr("t.json: at /rungs/0/cases/0: expands to more than"));
 }
 
+TEST_CASE("a buffer whose element count wraps in int64 is over the size limit, not empty", "[robustness]") {
+  const std::string text = R"({"rungs": [{"name": "r", "source": "p0_three_buffers.cu", "entry": "k",
+    "buffers": [{"name": "y", "role": "output", "shape": ["rows", "d"]}], "args": ["y"],
+    "cases": [{"rows": 4294967296, "d": 4294967296}]}]})";
+  const Rung rung = parse_ladder(text, "t.json", source_path("probes")).rungs[0];
+  CHECK_THROWS_WITH(resolve_launch(rung, rung.cases[0]), has_substr("bytes is over the"));
+}
+
 TEST_CASE("a missing required field is named as the manifest's error", "[robustness]") {
   const std::string text = R"({"rungs": [{"name": "r", "source": "p0_three_buffers.cu", "entry": "k",
     "buffers": [{"role": "output", "shape": ["d"]}], "cases": [{"d": 1}]}]})";
@@ -199,6 +208,20 @@ TEST_CASE("a mutated fixture is a FixtureError or a fixture the checks and rungs
   }
   CHECK(refused > 20);
   CHECK(accepted > 0);
+}
+
+TEST_CASE("a fixture case whose rows x d overflows is refused, not read with empty arrays", "[robustness]") {
+  // 2^62 rows of 4 columns: the product wraps to 0 in 64 bits, the length of an empty array.
+  json doc = read_document("fixtures/rmsnorm.json");
+  json& c = doc["cases"][0];
+  c["rows"] = std::uint64_t{1} << 62;
+  c["d"] = std::uint64_t{4};
+  c.erase("row_patterns");
+  c["inputs"]["x"] = json::array();
+  c["inputs"]["w"] = json::array({1.0, 1.0, 1.0, 1.0});
+  for (auto& [name, reference] : c["references"].items())
+    if (reference.contains("outputs")) reference["outputs"]["y"] = json::array();
+  CHECK_THROWS_WITH(fixtures::parse_fixture(doc, "big.json"), has_substr("big.json: /cases/0/rows: expected"));
 }
 
 TEST_CASE("a mutated run or bench document fails with the place of the value at fault", "[robustness]") {

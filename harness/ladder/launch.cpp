@@ -59,12 +59,16 @@ KernelLaunch resolve_launch(const Rung& rung, const Case& c) {
     const std::string field = "buffer " + b.name;
     for (const auto& dim : b.shape) cb.shape.push_back(integer(field + " shape", dim, 0, 1e15));
     cb.cols = cb.shape.back();
-    cb.rows = 1;
-    for (std::size_t i = 0; i + 1 < cb.shape.size(); ++i) cb.rows *= cb.shape[i];
     cb.row_stride = b.row_stride.empty() ? cb.cols : integer(field + " row_stride", b.row_stride, 0, 1e15);
     if (cb.row_stride < cb.cols) fail(field, fmt::format("row_stride {} is below the row length {}", cb.row_stride, cb.cols));
-    const double bytes = static_cast<double>(cb.storage_elements()) * static_cast<double>(size_of(cb.dtype));
+    // Sized in doubles first: the int64 products could wrap (2^32 x 2^32 to 0) and pass the limit.
+    double rows = 1;
+    for (std::size_t i = 0; i + 1 < cb.shape.size(); ++i) rows *= static_cast<double>(cb.shape[i]);
+    const double elements = rows == 0 ? 0 : (rows - 1) * static_cast<double>(cb.row_stride) + static_cast<double>(cb.cols);
+    const double bytes = elements * static_cast<double>(size_of(cb.dtype));
     if (bytes > kMaxBufferBytes) fail(field, fmt::format("{:.3g} bytes is over the {:.3g}-byte limit", bytes, kMaxBufferBytes));
+    cb.rows = 1;
+    for (std::size_t i = 0; i + 1 < cb.shape.size(); ++i) cb.rows *= cb.shape[i];
     k.buffers.push_back(std::move(cb));
   }
   for (int i = 0; i < 3; ++i) {
