@@ -1,0 +1,70 @@
+// An interrupted run keeps what finished: `ladder run --json` writes its document at the start and
+// rewrites it after every rung, and on SIGINT ends its children, marks the document interrupted and exits 2 (harness).
+// Compiling afresh (--no-cache) makes each rung take long enough, with no GPU, for the signal to
+// land while rungs are still left.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "harness/core/verdict.h"
+
+#include "tests/catch.h"
+#include "tests/cli_helpers.h"
+
+extern char** environ;
+
+TEST_CASE("an interrupted run keeps the rungs that finished and says it was interrupted", "[cli]") {
+  namespace fs = std::filesystem;
+  const std::string ladder = ladder_test::temp_path("interrupt-ladder.json");
+  const std::string json = ladder_test::temp_path("interrupt-run.json");
+  const std::string cache = ladder_test::temp_path("interrupt-cache");
+  fs::remove(json);
+  // Many rungs of production kernels: seconds of NVRTC each without the cache.
+  REQUIRE(ladder_test::run_ladder("verify rmsnorm layernorm --no-fixtures --write-ladder " + ladder).exit_code == 0);
+  const std::vector<std::string> args = {LADDER_BINARY, "run", "--ladder", ladder, "--compile-only", "--no-cache",
+                                         "--cache-dir", cache, "-j", "1", "--json", json};
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t quiet;
+  posix_spawn_file_actions_init(&quiet);
+  posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, LADDER_BINARY, &quiet, nullptr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&quiet);
+  // Stop the run once its document (written atomically, so always whole) holds a finished rung.
+  auto rungs_written = [&]() -> std::size_t {
+    if (!fs::exists(json)) return 0;
+    return ladder_test::read_json(json).at("rungs").size();
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (rungs_written() == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const bool one_finished = rungs_written() > 0;
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  REQUIRE(one_finished);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == ladder::kExitHarness);
+
+  const auto doc = ladder_test::read_json(json);
+  CHECK(doc.at("interrupted") == true);
+  CHECK(doc.at("finished") == false);
+  const auto planned = ladder_test::read_json(ladder).at("rungs").size();
+  std::size_t finished = 0, interrupted = 0;
+  for (const auto& r : doc.at("rungs")) {
+    if (r.at("verdict") == "SKIPPED") ++finished;  // compiled, GPU stages skipped: a finished rung
+    else if (r.at("verdict") == "UNRESOLVED") ++interrupted;
+    else FAIL_CHECK("rung " << r.at("name") << " is " << r.at("verdict"));
+  }
+  CHECK(finished >= 1);
+  CHECK(finished < planned);  // the signal landed with rungs left
+  CHECK(interrupted <= 1);    // the one the signal cut short, if any
+}
