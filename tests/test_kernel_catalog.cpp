@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -233,6 +234,9 @@ TEST_CASE("plan rejects bad input with messages naming the op", "[kernels]") {
   throws(ref, ok, {{"eps", 0.0}}, "eps");
   throws(ref, ok, {{"eps", -1e-6}}, "eps");
   throws(ref, ok, {}, "eps");
+  throws(ref, ok, {{"eps", 1e-50}}, "eps 1e-50 rounds to 0 in fp32");
+  throws(ref, ok, {{"eps", 1e39}}, "eps 1e+39 overflows fp32");
+  throws(ref, ok, {{"eps", std::numeric_limits<double>::quiet_NaN()}}, "eps must be a finite number > 0, got nan");
   throws(ref, {{"rows", 4}, {"d", 0}}, kEps, "d (hidden size) must be >= 1");
   throws(ref, {{"rows", -1}, {"d", 8}}, kEps, "rows must be >= 0");
   throws(ref, {{"d", 8}}, kEps, "rows");

@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "harness/kernels/catalog.h"
 
 namespace ladder::kernels::detail {
@@ -105,10 +107,13 @@ Shape read_shape(const std::string& op, const Case& c) {
 double read_eps(const std::string& op, const std::map<std::string, double>& scalars) {
   const auto it = scalars.find("eps");
   if (it == scalars.end()) fail(op, "scalar 'eps' is required");
+  // %g: std::to_string prints 1e-50 as "0.000000".
   if (!(it->second > 0) || !std::isfinite(it->second))
-    fail(op, "eps must be a finite number > 0, got " + std::to_string(it->second));
-  if (static_cast<float>(it->second) <= 0.f)
-    fail(op, "eps " + std::to_string(it->second) + " rounds to 0 in fp32");
+    fail(op, fmt::format("eps must be a finite number > 0, got {:g}", it->second));
+  // The kernels take eps as a float.
+  if (static_cast<float>(it->second) <= 0.f) fail(op, fmt::format("eps {:g} rounds to 0 in fp32", it->second));
+  if (!std::isfinite(static_cast<float>(it->second)))
+    fail(op, fmt::format("eps {:g} overflows fp32", it->second));
   return it->second;
 }
 
