@@ -1,6 +1,7 @@
 // The CLI end to end, device-independent: --compile-only never touches a GPU, so these give the
 // same answers on the CPU machine and on the H200.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "tests/catch.h"
@@ -216,3 +217,30 @@ TEST_CASE("verify --worst-from reprints a finished run's worst-error tables, and
   CHECK(not_verify.exit_code == 2);
   CHECK(not_verify.output.find("not of ladder verify") != std::string::npos);
 }
+
+TEST_CASE("results never overwrite the command's own inputs", "[cli]") {
+  const std::string manifest = temp_path("cli-own-input.json");
+  std::filesystem::copy_file(source_path("probes/selftest.json"), manifest,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string before = read_json(manifest).dump();
+  for (const std::string option : {"--json", "--junit", "--trace"}) {
+    INFO(option);
+    const auto o = run_ladder("run --compile-only --ladder " + manifest + " " + option + " " + manifest);
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.output, ladder_test::has_substr(option + " " + manifest + " is an input of this command"));
+  }
+  const auto sweep = run_ladder("sweep st_off_by_one --dim d=1..2 --compile-only --ladder " + manifest + " --json " + manifest);
+  CHECK(sweep.exit_code == 2);
+  CHECK_THAT(sweep.output, ladder_test::has_substr("is an input of this command"));
+  const auto bisect = run_ladder("bisect --compile-only --ladder " + manifest + " --json " + manifest);
+  CHECK(bisect.exit_code == 2);
+  CHECK_THAT(bisect.output, ladder_test::has_substr("is an input of this command"));
+  const std::string fixture = temp_path("cli-own-fixture.json");
+  std::filesystem::copy_file(source_path("fixtures/layernorm.json"), fixture,
+                             std::filesystem::copy_options::overwrite_existing);
+  const auto verify = run_ladder("verify layernorm --fixtures-only --compile-only --fixtures " + fixture + " --json " + fixture);
+  CHECK(verify.exit_code == 2);
+  CHECK_THAT(verify.output, ladder_test::has_substr("is an input of this command"));
+  CHECK(read_json(manifest).dump() == before);  // untouched
+}
+

@@ -78,6 +78,7 @@ void add_run(CLI::App& app, int& exit_code) {
     RunDocument doc;
     std::vector<Rung> rungs;
     try {
+      refuse_overwriting_inputs(st->common, files);
       rungs = select_rungs(load_ladders(files, doc), st->globs);
     } catch (const std::exception& e) {  // ManifestError names file and place; a glob, itself
       std::cerr << "ladder: " << e.what() << "\n";

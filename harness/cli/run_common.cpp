@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 #include <fstream>
 #include <iostream>
@@ -107,6 +108,17 @@ std::vector<Rung> load_ladders(const std::vector<std::string>& files, RunDocumen
     doc.ladder_file += (doc.ladder_file.empty() ? "" : " ") + file;
   }
   return all;
+}
+
+void refuse_overwriting_inputs(const CommonOptions& o, const std::vector<std::string>& inputs) {
+  for (const auto& [option, out] : {std::pair{"--json", o.json_path}, std::pair{"--junit", o.junit_path},
+                                    std::pair{"--trace", o.trace_path}})
+    for (const auto& in : inputs) {
+      std::error_code ec;  // an output that does not exist yet overwrites nothing
+      if (!out.empty() && std::filesystem::equivalent(out, in, ec))
+        throw std::invalid_argument(fmt::format("{} {} is an input of this command; the results would overwrite it",
+                                                option, out));
+    }
 }
 
 const Rung& find_rung(const std::vector<Rung>& rungs, const std::string& name, const RunDocument& doc) {

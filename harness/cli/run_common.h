@@ -42,6 +42,10 @@ std::vector<std::string> ladder_files_or_builtin(const std::vector<std::string>&
 // document's ladder name and file. Throws ManifestError.
 std::vector<Rung> load_ladders(const std::vector<std::string>& files, RunDocument& doc);
 
+// Throws std::invalid_argument when --json, --junit or --trace names one of `inputs` (a manifest,
+// a fixture file): the results would overwrite it.
+void refuse_overwriting_inputs(const CommonOptions& o, const std::vector<std::string>& inputs);
+
 // The rung named `name` (exactly) among `rungs`; throws std::invalid_argument naming the files.
 const Rung& find_rung(const std::vector<Rung>& rungs, const std::string& name, const RunDocument& doc);
 

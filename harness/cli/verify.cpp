@@ -175,6 +175,13 @@ void add_verify(CLI::App& app, int& exit_code) {
         exit_code = kExitHarness;
         return;
       }
+    try {
+      refuse_overwriting_inputs(st->common, st->fixture_files.empty() ? fixtures::fixture_paths(false) : st->fixture_files);
+    } catch (const std::exception& e) {
+      std::cerr << "ladder verify: " << e.what() << "\n";
+      exit_code = kExitHarness;
+      return;
+    }
     std::vector<Rung> rungs;
     if (!st->fixtures_only) rungs = grid_rungs(ops, st->dtype, st->quick);
     if (!st->no_fixtures && !add_fixture_rungs(st->fixture_files, ops, st->dtype, rungs)) {
