@@ -113,7 +113,7 @@ TEST_CASE("a mutated manifest is a ManifestError or a rung whose cases plan or a
     try {
       ladder = parse_ladder(text, "mutated.json", source_path("probes"));
     } catch (const ManifestError& e) {
-      CHECK_THAT(e.what(), has_substr("mutated.json: at /"));
+      CHECK_THAT(std::string(e.what()), has_substr("mutated.json: at /"));
       ++refused;
       continue;
     } catch (const std::exception& e) {
@@ -190,7 +190,7 @@ TEST_CASE("a mutated fixture is a FixtureError or a fixture the checks and rungs
     try {
       file = fixtures::parse_fixture(doc, "mutated.json");
     } catch (const fixtures::FixtureError& e) {
-      CHECK_THAT(e.what(), has_substr("mutated.json: "));
+      CHECK_THAT(std::string(e.what()), has_substr("mutated.json: "));
       ++refused;
       continue;
     } catch (const std::exception& e) {
@@ -240,7 +240,7 @@ TEST_CASE("a mutated run or bench document fails with the place of the value at 
       (void)compare_table(compare_runs(after, before), after, before);
     } catch (const json::exception& e) {
       ++failed;
-      if (bad_run.is_object()) CHECK_THAT(e.what(), has_substr("(/"));
+      if (bad_run.is_object()) CHECK_THAT(std::string(e.what()), has_substr("(/"));
     } catch (const std::exception&) {
       ++failed;
     }
@@ -250,7 +250,7 @@ TEST_CASE("a mutated run or bench document fails with the place of the value at 
       (void)bench_markdown(bad_bench, "mutated.json", json::object());
     } catch (const json::exception& e) {
       ++failed;
-      if (bad_bench.is_object()) CHECK_THAT(e.what(), has_substr("(/"));
+      if (bad_bench.is_object()) CHECK_THAT(std::string(e.what()), has_substr("(/"));
     } catch (const std::exception&) {
       ++failed;
     }
