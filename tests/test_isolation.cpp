@@ -2,6 +2,9 @@
 #include "harness/isolate/runner.h"
 #include "harness/isolate/spawn.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <csignal>
 
@@ -55,6 +58,39 @@ TEST_CASE("a child ended by the run's stop is UNRESOLVED, not a timeout", "[isol
   CHECK(fate.unresolved);
   CHECK_FALSE(fate.failure.has_value());
   CHECK(fate.evidence == "interrupted");
+}
+
+// A stop that lands between fork and exec must end the copy by the default action. Were the
+// parent's handler left in place there, the copy would run it: here a handler that writes to a
+// pipe, so the test sees it; in the CLI the stop flag (harmless), under Catch2 its fatal-signal
+// report (a second flush of the parent's buffered output).
+namespace {
+int g_handler_pipe = -1;
+}  // namespace
+
+TEST_CASE("a stop that lands before the child's exec runs none of the parent's handlers", "[isolation]") {
+  int fds[2];
+  REQUIRE(::pipe2(fds, O_CLOEXEC | O_NONBLOCK) == 0);
+  g_handler_pipe = fds[1];
+  struct sigaction sa {}, old {};
+  sa.sa_handler = [](int) { (void)!::write(g_handler_pipe, "x", 1); };
+  ::sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGTERM, &sa, &old);
+  struct Restore {
+    struct sigaction* old;
+    int fds[2];
+    ~Restore() {
+      ::sigaction(SIGTERM, old, nullptr);
+      clear_stop();
+      ::close(fds[0]);
+      ::close(fds[1]);
+    }
+  } restore{&old, {fds[0], fds[1]}};
+  request_stop();  // every spawn below is ended at once, most of them before their exec
+  for (int i = 0; i < 200; ++i) (void)run_mode("hang", 30);
+  char buf[256];
+  const ssize_t ran = ::read(fds[0], buf, sizeof buf);
+  CHECK(ran <= 0);  // the handler ran in no child
 }
 
 TEST_CASE("a child that exits non-zero before reporting is harness breakage", "[isolation]") {

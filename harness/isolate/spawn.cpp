@@ -94,8 +94,16 @@ ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::stri
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
+  // Signals stay blocked from the fork until the child has reset its handlers: a stop that
+  // lands before the child's exec must end the copy by the default action, not run the parent's
+  // handlers in it (the CLI's stop flag, or a test framework's fatal-signal report, which would
+  // also flush the parent's buffered output a second time).
+  sigset_t all, before;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &before);
   const pid_t pid = ::fork();
   if (pid < 0) {
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
     run.spawn_failed = true;
     run.spawn_error = std::string("fork: ") + std::strerror(errno);
     return run;
@@ -103,7 +111,13 @@ ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::stri
   if (pid == 0) {
     // Child: own process group so a timeout can end everything it started.
     ::setpgid(0, 0);
+    for (int sig = 1; sig < NSIG; ++sig) {  // what exec would do, done before any signal is let in
+      struct sigaction sa {};
+      if (::sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler != SIG_IGN && sa.sa_handler != SIG_DFL)
+        ::signal(sig, SIG_DFL);
+    }
     ::signal(SIGPIPE, SIG_DFL);
+    ::sigprocmask(SIG_SETMASK, &before, nullptr);
     ::dup2(in_r.get(), 0);
     ::dup2(log_w.get(), 1);
     ::dup2(log_w.get(), 2);
@@ -112,6 +126,7 @@ ChildRun spawn_and_collect(const std::vector<std::string>& argv, const std::stri
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also from the parent, so the group exists before any kill
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
   in_r.reset();
   out_w.reset();
   log_w.reset();
