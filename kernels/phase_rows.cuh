@@ -341,6 +341,20 @@ __global__ void __launch_bounds__(1024)
                            xs);
     }
     if constexpr (PREFETCH) prefetch(row + lead + pr.step);
+    // 16-bit rows are unpacked once, in the first pass, and kept as floats for the other two:
+    // unpacked in each pass they measured slower (call 234, reports/h200/bench-ln-phase-234.txt:
+    // bf16 16384x2049 54.2 -> 51.2 us, 4096x5125 38.0 -> 35.2; f16 1-3% faster). fp32's unpack is
+    // a copy, and keeping the row twice measured 0.4-1% slower there.
+    constexpr bool kUnpackOnce = sizeof(T) == 2;
+    float kept[kUnpackOnce ? ITEMS : 1][kVec];
+    auto values = [&](int i, float (&v)[kVec]) {
+      if constexpr (kUnpackOnce) {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) v[e] = kept[i][e];
+      } else {
+        E::unpack(xs[i], v);
+      }
+    };
     float acc[1] = {0.f};
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -349,6 +363,10 @@ __global__ void __launch_bounds__(1024)
       if (!(pr.inside & (1u << i))) norm::drop_outside(pr.column(i), d, v);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) acc[0] += v[e];
+      if constexpr (kUnpackOnce) {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) kept[i][e] = v[e];
+      }
     }
     // The deviations below are from the warp's own mean (row_moments.cuh).
     const float mw = norm::warp_mean(share, acc[0], scratch, parity);
@@ -357,7 +375,7 @@ __global__ void __launch_bounds__(1024)
     for (int i = 0; i < ITEMS; ++i) {
       const int c0 = pr.column(i);
       float v[kVec];
-      E::unpack(xs[i], v);
+      values(i, v);
       if (pr.inside & (1u << i)) {
 #pragma unroll
         for (int e = 0; e < kVec; ++e) acc[0] = fmaf(v[e] - mw, v[e] - mw, acc[0]);
@@ -381,7 +399,7 @@ __global__ void __launch_bounds__(1024)
     for (int i = 0; i < ITEMS; ++i) {
       if (!(pr.in_row & (1u << i))) continue;
       float v[kVec];
-      E::unpack(xs[i], v);
+      values(i, v);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) v[e] = (v[e] - mu) * inv_std;
       if (gamma != nullptr) {

@@ -190,7 +190,8 @@ TEST_CASE("schedule=bulk for layernorm_bwd: x and dy staged whole, one partial r
   CHECK(auto_entry(DType::BF16, 4096, 8192) == "ladder::layernorm_bwd<__nv_bfloat16, 2>");
   CHECK(auto_entry(DType::F32, 4096, 8192) == "ladder::layernorm_bwd<float, 4>");
   // ... and takes the bulk kernel where it would stream: wider than 512 threads x 16 values.
-  CHECK(auto_entry(DType::BF16, 2048, 16384) == "ladder::layernorm_bwd_bulk<__nv_bfloat16, 4, 512>");
+  // (In 16 bits its sums pool over two blocks: test_pool_plans.cpp.)
+  CHECK(auto_entry(DType::BF16, 2048, 16384) == "ladder::layernorm_bwd_bulk_pooled<__nv_bfloat16, 4, 512, 2>");
   // (Rows of more than 2048 chunks split over a cluster of two blocks: test_cluster_plans.cpp.)
   CHECK(auto_entry(DType::F16, 7, 32768) == "ladder::layernorm_bwd_bulk_cluster<__half, 4, 512, 2>");
   CHECK(auto_entry(DType::F32, 1024, 16384) == "ladder::layernorm_bwd_bulk_cluster<float, 4, 512, 2>");

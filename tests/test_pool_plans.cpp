@@ -1,7 +1,8 @@
 // The backward bulk kernels with the weight-gradient sums of a cluster's blocks pooled into one
 // partial row (bulk_pool=2, kernels/cluster_pool.cuh): the _pooled entry, whole rows a block, the
 // grid as whole clusters, half the partial rows for the reduce (column_sum, column_sum_pair or the
-// kernel's own), and the keys it refuses. auto never pools. No GPU needed.
+// kernel's own), and the keys it refuses. auto pools layernorm_bwd's 16-bit rows of more than
+// 1024 chunks a block, where it measured faster, and nothing else. No GPU needed.
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -58,7 +59,7 @@ TEST_CASE("bulk_pool=2: the _pooled entry, whole rows a block, one partial row a
                         Want{"add_rmsnorm_bwd", DType::BF16, "ladder::add_rmsnorm_bwd_bulk_pooled<__nv_bfloat16, 4, 512, 2>"},
                         Want{"layernorm_bwd", DType::BF16, "ladder::layernorm_bwd_bulk_pooled<__nv_bfloat16, 4, 512, 2>"}}) {
     INFO(w.op);
-    const auto one = plan_of(w.op, w.dt, 2048, 16384, {{"schedule", "bulk"}});
+    const auto one = plan_of(w.op, w.dt, 2048, 16384, {{"schedule", "bulk"}, {"bulk_pool", "1"}});
     const auto two = plan_of(w.op, w.dt, 2048, 16384, pooled());
     CHECK(two.front().entry == w.entry);
     // The same block, stages and grid as one block a partial row: only the partial rows halve.
@@ -97,12 +98,25 @@ TEST_CASE("bulk_pool=2: the grid is whole clusters, sized by rows a block", "[ke
   CHECK(wide.front().grid[0] % 2 == 0);
 }
 
-TEST_CASE("bulk_pool: auto never pools, and the keys it refuses", "[kernels]") {
+TEST_CASE("bulk_pool: auto pools 16-bit layernorm_bwd's wide rows only, and the keys it refuses", "[kernels]") {
   ladder::register_builtin_oracles();
+  auto pools = [](const std::string& op, DType dt, std::int64_t d) {
+    return plan_of(op, dt, 2048, d).front().entry.find("_pooled") != std::string::npos;
+  };
+  for (DType dt : {DType::BF16, DType::F16}) {
+    CHECK(pools("layernorm_bwd", dt, 16384));
+    CHECK(pools("layernorm_bwd", dt, 12288));
+    CHECK_FALSE(pools("layernorm_bwd", dt, 8192));   // 1024 chunks: one a thread, not built pooled
+    CHECK_FALSE(pools("layernorm_bwd", dt, 32768));  // rows split over a cluster instead
+    CHECK(partial_rows(plan_of("layernorm_bwd", dt, 2048, 16384)) == 66);
+  }
+  CHECK_FALSE(pools("layernorm_bwd", DType::F32, 8192));
+  CHECK_FALSE(pools("layernorm_bwd", DType::F32, 16384));
   for (const char* op : {"rmsnorm_bwd", "add_rmsnorm_bwd", "layernorm_bwd"}) {
     INFO(op);
     for (std::int64_t d : {4096, 16384, 32768})
-      CHECK(plan_of(op, DType::BF16, 2048, d).front().entry.find("_pooled") == std::string::npos);
+      if (std::string(op) != "layernorm_bwd" || d != 16384)
+        CHECK(plan_of(op, DType::BF16, 2048, d).front().entry.find("_pooled") == std::string::npos);
     CHECK(plan_of(op, DType::BF16, 2048, 16384, {{"schedule", "bulk"}, {"bulk_pool", "1"}}).front().entry.find("_pooled") ==
           std::string::npos);
     // Without schedule=bulk, with rows split over clusters, other sizes, and the widths it is

@@ -39,8 +39,7 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
       v.get("cluster_exchange", "auto", {"auto", "async", "barrier"});
   // bulk_pool: the blocks of a cluster that each take whole rows and pool their weight-gradient
   // sums into one partial row through distributed shared memory (kernels/cluster_pool.cuh), so
-  // that a launch writes, and column_sum reads, half the partial rows. auto: 1, as measured so
-  // far; pool 2 has not run on the H200 yet (reports/h200/device-calls/a233.sh measures it).
+  // that a launch writes, and column_sum reads, half the partial rows. auto: below, after ITEMS.
   const std::string pool_key = v.get("bulk_pool", "auto", {"auto", "1", "2"});
   if (pool_key != "auto" && schedule != "bulk")
     fail(op, "bulk_pool=" + pool_key + " needs schedule=bulk");
@@ -106,6 +105,16 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   plan.threads = keys.threads != "auto"
                      ? std::stoi(keys.threads)
                      : std::clamp(pow2_at_least(ceil_div(chunks, plan.items)), 32, 1024);
+  // auto pools layernorm_bwd's 16-bit rows of 1025-2048 chunks a block (ITEMS 4 in 512 threads),
+  // whose two gradients' partial rows it halves; the other ops and fp32 measured level or slower
+  // (call 233, reports/h200/bench-pool-233.txt, two rounds, cold): layernorm_bwd bf16 2048x16384 74.5-74.8 us
+  // -> 69.7-70.2, 4096x16384 121.9-122.3 -> 116.5 (reduce=grid 74.7-75.2 -> 69.2-69.7); rmsnorm_bwd
+  // bf16 2048x16384 66.8 -> 68.4-68.5, 4096x16384 113.6 -> 119.5; add_rmsnorm_bwd 0.98-1.015;
+  // layernorm_bwd fp32 2048x8192 64.3 -> 67.8.
+  // Without gamma and beta there are no gradients to pool.
+  if (pool_key == "auto" && op == "layernorm_bwd" && weighted && elem_size == 2 && plan.cluster == 1 &&
+      chunks > 1024 && chunks <= 2048 && plan.items >= 2 && plan.threads >= 256)
+    plan.pool = 2;
   // The pooled entries are built at the widths where one block an SM holds a wide row's sums.
   if (plan.pool > 1 && (plan.items < 2 || plan.threads < 256))
     fail(op, "bulk_pool=2 is built for bulk_items 2 or 4 and bulk_threads 256-1024; this plan has " +
