@@ -32,8 +32,9 @@ void add_bisect(CLI::App& app, int& exit_code) {
           throw std::invalid_argument("--from bisects a finished run: give no --ladder or rung globs with it");
         doc = load_run_document(st->from);
       } else {
-        refuse_overwriting_inputs(st->common, ladder_files_or_builtin(st->ladder_files, false));
-        const auto rungs = select_rungs(load_ladders(ladder_files_or_builtin(st->ladder_files, false), doc), st->globs);
+        const auto files = ladder_files_or_builtin(st->ladder_files, false);
+        refuse_overwriting_inputs(st->common, files);
+        const auto rungs = select_rungs(load_ladders(files, doc), st->globs);
         install_interrupt_handler();
         doc.command = command_line();
         run_and_print(rungs, st->common, doc);

@@ -38,8 +38,9 @@ void add_sweep(CLI::App& app, int& exit_code) {
     std::vector<Rung> parts;
     Case base;
     try {
-      refuse_overwriting_inputs(st->common, ladder_files_or_builtin(st->ladder_files));
-      const auto all = load_ladders(ladder_files_or_builtin(st->ladder_files), doc);
+      const auto files = ladder_files_or_builtin(st->ladder_files);
+      refuse_overwriting_inputs(st->common, files);
+      const auto all = load_ladders(files, doc);
       const Rung& target = find_rung(all, st->rung, doc);
       for (const auto& spec : st->dims) dims.push_back(parse_sweep_dim(spec));
       base = target.cases.front();
