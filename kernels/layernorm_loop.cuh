@@ -11,6 +11,7 @@
 // Geometry and ABI: kernels/README.md. Shared machinery: norm_common.cuh, stream_row.cuh.
 #pragma once
 #include "norm_common.cuh"
+#include "held_row.cuh"
 #include "stream_row.cuh"
 
 namespace ladder {
@@ -128,13 +129,17 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
 }  // namespace norm
 
 // THREADS: the block (one row at a time, 128-1024, a multiple of 32). PASSES: 2 or 3 (above).
+// HOLD: 0 streams every row; 1-8 holds the row in registers (held_row.cuh, PASSES 3's exact
+// statistics over the held chunks) wherever it is at most HOLD chunks a thread on the 16-byte
+// path, and streams it otherwise.
 // The grid is any number of blocks; block b takes rows b, b + gridDim.x, ...
 // gamma, beta: nullable. mean, rstd: nullable fp32 per row. Aliasing: y may be x (same stride):
 // a thread reads each of its chunks for the last time before it writes that chunk.
 // Rows on the 16-byte grid with d a multiple of the chunk (and gamma and beta on the grid) take
 // 16-byte accesses; any other call runs element by element, with the same statistics.
-template <typename T, int THREADS, int PASSES>
-__global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof(T), norm::kLayernormLoopResident16))
+template <typename T, int THREADS, int PASSES, int HOLD = 0>
+__global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof(T),
+                                                                 norm::held_resident(HOLD, norm::kLayernormLoopResident16)))
     layernorm_fwd_loop(T* y, const T* x, const T* gamma, const T* beta, float* mean, float* rstd,
                        int rows, int d, int x_stride, int y_stride, float eps) {
   static_assert(PASSES == 2 || PASSES == 3, "PASSES is 2 or 3");
@@ -142,6 +147,18 @@ __global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof
   norm::expect_stream_block<THREADS>();
   __shared__ norm::ReduceScratch<1> scratch;
   const bool fast = norm::stream_vec_ok(x, x_stride, y, y_stride, d, gamma, beta);
+  if constexpr (HOLD > 0) {
+    static_assert(PASSES == 3, "held rows take the exact statistics: PASSES 3");
+    if (norm::row_fits_held<HOLD, THREADS>(fast, d / norm::Elem<T>::kVec)) {
+      if (gamma != nullptr && beta != nullptr)
+        norm::layernorm_held_rows<T, THREADS, HOLD, true>(y, x, gamma, beta, mean, rstd, rows, d, x_stride,
+                                                          y_stride, eps, scratch);
+      else
+        norm::layernorm_held_rows<T, THREADS, HOLD, false>(y, x, gamma, beta, mean, rstd, rows, d, x_stride,
+                                                           y_stride, eps, scratch);
+      return;
+    }
+  }
   if constexpr (sizeof(T) == 2) {
     if (fast && gamma != nullptr && beta != nullptr)
       norm::layernorm_loop_rows<T, THREADS, PASSES, LoopLaunch::VecAffine>(

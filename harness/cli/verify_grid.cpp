@@ -35,7 +35,9 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // (row_grid=3: three blocks walking every row, the weights staged once a block); odd
 // strides, and a weight left unstaged (stage_weight=0), take their element-wise path. loop
 // (every forward op): the streamed row (LayerNorm's at both pass counts), narrow and wide
-// blocks, three blocks walking every row, in place; odd strides take its element-wise path.
+// blocks, three blocks walking every row, in place; odd strides take its element-wise path;
+// loop_hold (RMSNorm, LayerNorm): the row held in registers, at 1-8 chunks a thread (1032 and
+// 32768 leave threads with fewer chunks than others, or none), and odd strides streaming.
 // bulk (LayerNorm): rows copied whole into shared-memory stages; three blocks walking every row
 // take the stages' barriers round many phases, with the row held in registers (ITEMS 1-2) or
 // read from its stage in each pass (16-bit ITEMS 4), and with one stage; odd strides, rows
@@ -43,7 +45,7 @@ const std::vector<std::int64_t> kHidden{8, 128, 768, 769, 1024, 2049, 5120, 5125
 // Small and awkward shapes for every other variant (and the tiny hidden sizes for all); zero
 // rows at a width most schedules take, since zero rows must be a no-op on every path.
 const Shapes kSmallShapes{
-    {0, 4096}, {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {3, 16383}, {3, 32765}, {3, 32768}, {2, 65536}};
+    {0, 4096}, {1, 1}, {2, 2}, {3, 3}, {7, 4}, {83, 8}, {5, 33}, {7, 769}, {83, 2049}, {257, 5125}, {5, 1032}, {3, 16383}, {3, 32765}, {3, 32768}, {2, 65536}};
 
 std::vector<Variant> variants_of(const std::string& op) {
   if (op == "rmsnorm")
@@ -87,7 +89,12 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "loop"}}, {{"schedule", "loop"}, {"inplace", "y_x"}, {"weight", "gemma"}},
             {{"schedule", "loop"}, {"strided", "odd"}, {"weight", "none"}, {"write_rstd", "0"}},
             {{"schedule", "loop"}, {"strided", "1"}, {"loop_grid", "3"}, {"loop_threads", "1024"}},
-            {{"schedule", "loop"}, {"loop_threads", "128"}, {"weight", "gemma"}, {"strided", "odd"}}};
+            {{"schedule", "loop"}, {"loop_threads", "128"}, {"weight", "gemma"}, {"strided", "odd"}},
+            {{"schedule", "loop"}, {"loop_hold", "4"}},
+            {{"schedule", "loop"}, {"loop_hold", "8"}, {"loop_threads", "1024"}, {"inplace", "y_x"}, {"weight", "gemma"}},
+            {{"schedule", "loop"}, {"loop_hold", "2"}, {"loop_threads", "64"}, {"weight", "none"}, {"write_rstd", "0"}},
+            {{"schedule", "loop"}, {"loop_hold", "4"}, {"strided", "odd"}},
+            {{"schedule", "loop"}, {"loop_hold", "4"}, {"strided", "1"}, {"loop_grid", "3"}}};
   if (op == "add_rmsnorm")
     return {{{"convention", "B"}}, {{"inplace", "h_r"}}, {{"inplace", "y_x"}}, {{"inplace", "both"}},
             {{"strided", "odd"}}, {{"strided", "1"}}, {{"weight", "gemma"}}, {{"weight", "none"}},
@@ -151,6 +158,11 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "loop"}, {"strided", "odd"}, {"loop_passes", "2"}},
             {{"schedule", "loop"}, {"strided", "1"}, {"loop_grid", "3"}, {"loop_threads", "1024"}},
             {{"schedule", "loop"}, {"loop_grid", "resident"}, {"loop_passes", "2"}, {"inplace", "y_x"}},
+            {{"schedule", "loop"}, {"loop_hold", "4"}},
+            {{"schedule", "loop"}, {"loop_hold", "4"}, {"affine", "0"}, {"inplace", "y_x"}, {"loop_grid", "3"}},
+            {{"schedule", "loop"}, {"loop_hold", "4"}, {"affine", "gamma"}, {"strided", "1"}},
+            {{"schedule", "loop"}, {"loop_hold", "8"}, {"loop_threads", "1024"}, {"affine", "beta"}},
+            {{"schedule", "loop"}, {"loop_hold", "2"}, {"loop_threads", "64"}, {"strided", "odd"}},
             {{"schedule", "bulk"}}, {{"schedule", "bulk"}, {"affine", "0"}, {"inplace", "y_x"}},
             {{"schedule", "bulk"}, {"strided", "odd"}}, {{"schedule", "bulk"}, {"strided", "1"}, {"bulk_grid", "3"}},
             {{"schedule", "bulk"}, {"bulk_items", "4"}, {"bulk_grid", "3"}},

@@ -216,8 +216,10 @@ bool block_row_auto(std::size_t elem_size, const Shape& s, bool misaligned, std:
 // block of THREADS threads a row streaming it once per pass (LayerNorm's PASSES 3: sum, squared
 // deviations, output; 2: shifted sums joined by the parallel-variance identity, output; RMSNorm
 // and add_rmsnorm: sum of squares, output), the first reads kept in L2. Variant keys
-// loop_threads=128|256|512|1024 (default: the table's, else loop_default_threads),
-// loop_passes=2|3 (LayerNorm only; default: the table's, else 3) and loop_grid=rows|resident|3
+// loop_threads=64|128|256|512|1024 (default: the table's, else loop_default_threads),
+// loop_passes=2|3 (LayerNorm only; default: the table's, else 3), loop_hold=0|2|4|8 (RMSNorm and
+// LayerNorm: rows of at most that many chunks a thread on the 16-byte path held in registers and
+// read once, kernels/held_row.cuh; LayerNorm then takes PASSES 3; default 0) and loop_grid=rows|resident|3
 // (auto: rows; resident: the blocks of THREADS an SM holds by threads, resident_blocks_per_sm;
 // 3: three blocks, for tests). auto takes it where loop_auto says (its table, in plan_loop.cpp,
 // names the measurements): loop_auto then resolves schedule to loop for every reader, so the other
@@ -226,6 +228,7 @@ struct LoopPlan {
   bool loop = false;
   int threads = 0;
   int passes = 0;
+  int hold = 0;  // loop_hold: chunks a thread held in registers (kernels/held_row.cuh); 0 streams
 };
 struct LoopChoice {
   int threads = 0;  // 0: auto does not take the loop
@@ -435,6 +438,8 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
 LoopChoice loop_auto(VariantReader& v, const std::string& op, DType dt, const Shape& s,
                      bool misaligned);
 int loop_default_threads(std::size_t elem_size, std::int64_t d);
+// The entry's HOLD template argument: empty when the rows stream (the default, 0).
+std::string loop_hold_arg(const LoopPlan& plan);
 LoopPlan read_loop(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem_size,
                    const Shape& s, bool other_schedule, const LoopChoice& auto_choice,

@@ -199,7 +199,7 @@ std::vector<KernelLaunch> plan_rmsnorm(const KernelRef& ref, const Case& c, cons
             : phase.phase         ? entry("rmsnorm_fwd_phase", ref.dtype, g.items, phase_prefetch_arg(phase.prefetch))
             : decode              ? "ladder::rmsnorm_fwd_decode<" + dtype_template_name(ref.dtype) + ">"
             : loop.loop           ? "ladder::rmsnorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +
-                                        std::to_string(loop.threads) + ">"
+                                        std::to_string(loop.threads) + loop_hold_arg(loop) + ">"
             : block_row           ? entry("rmsnorm_fwd_row", ref.dtype, g.items,
                                           ", " + std::to_string(g.threads_per_row))
             : staged.staged       ? entry("rmsnorm_fwd_staged", ref.dtype, g.items,
@@ -416,7 +416,8 @@ std::vector<KernelLaunch> plan_layernorm(const KernelRef& ref, const Case& c, co
   L.entry = packed.packed ? packed_entry("layernorm_fwd_packed", ref.dtype, packed)
             : phase.phase ? entry("layernorm_fwd_phase", ref.dtype, g.items, phase_prefetch_arg(phase.prefetch))
             : loop.loop   ? "ladder::layernorm_fwd_loop<" + dtype_template_name(ref.dtype) + ", " +
-                                std::to_string(loop.threads) + ", " + std::to_string(loop.passes) + ">"
+                                std::to_string(loop.threads) + ", " + std::to_string(loop.passes) +
+                                loop_hold_arg(loop) + ">"
             : bulk.bulk   ? "ladder::layernorm_fwd_bulk<" + dtype_template_name(ref.dtype) + ", " +
                                 std::to_string(bulk.items) + ", " + std::to_string(bulk.threads) + ">"
             : block_row   ? entry("layernorm_fwd_row", ref.dtype, g.items,

@@ -11,8 +11,9 @@
 
 namespace ladder::kernels::detail {
 
-const std::vector<std::string> kLoopThreads{"auto", "128", "256", "512", "1024"};
+const std::vector<std::string> kLoopThreads{"auto", "64", "128", "256", "512", "1024"};
 const std::vector<std::string> kLoopPasses{"auto", "2", "3"};
+const std::vector<std::string> kLoopHold{"auto", "0", "2", "4", "8"};
 
 // Where schedule=auto takes a streamed kernel, by op, dtype and chunks a row, at THREADS = chunks /
 // 4 (one group of four chunks a thread) but where a neighbour measured faster, LayerNorm's three
@@ -95,6 +96,10 @@ int loop_default_threads(std::size_t elem_size, std::int64_t d) {
   return static_cast<int>(std::clamp<std::int64_t>(pow2_at_least(ceil_div(chunks, 4)), 128, 512));
 }
 
+std::string loop_hold_arg(const LoopPlan& plan) {
+  return plan.hold > 0 ? ", " + std::to_string(plan.hold) : "";
+}
+
 LoopPlan read_loop(VariantReader& v, const std::string& op,
                    const std::vector<std::string>& schedules, std::size_t elem_size,
                    const Shape& s, bool other_schedule, const LoopChoice& auto_choice,
@@ -103,13 +108,20 @@ LoopPlan read_loop(VariantReader& v, const std::string& op,
   const std::string threads_key = v.get("loop_threads", "auto", kLoopThreads);
   const std::string passes_key = v.get("loop_passes", "auto", kLoopPasses);
   const std::string grid_key = v.get("loop_grid", "auto", {"auto", "rows", "resident", "3"});
+  const std::string hold_key = v.get("loop_hold", "auto", kLoopHold);
   for (const auto& [key, value] : {std::pair{"loop_threads", threads_key},
                                    std::pair{"loop_passes", passes_key},
-                                   std::pair{"loop_grid", grid_key}})
+                                   std::pair{"loop_grid", grid_key},
+                                   std::pair{"loop_hold", hold_key}})
     if (value != "auto" && (other_schedule || schedule != "loop"))
       fail(op, std::string(key) + "=" + value + " needs schedule=loop");
   if (op != "layernorm" && passes_key != "auto")
     fail(op, "loop_passes=" + passes_key + " is LayerNorm's (the other streamed kernels read their rows twice)");
+  if (op == "add_rmsnorm" && hold_key != "auto" && hold_key != "0")
+    fail(op, "loop_hold=" + hold_key + " is RMSNorm's and LayerNorm's (add_rmsnorm normalizes the unrounded sum, "
+                 "which a held packed row would not keep)");
+  if (hold_key != "auto" && hold_key != "0" && passes_key == "2")
+    fail(op, "loop_hold=" + hold_key + " takes the exact statistics of loop_passes=3");
   LoopPlan plan;
   const bool auto_takes = auto_choice.threads != 0;
   if (other_schedule || schedule != "loop") return plan;
@@ -121,6 +133,8 @@ LoopPlan read_loop(VariantReader& v, const std::string& op,
                 : passes_key != "auto" ? std::stoi(passes_key)
                 : auto_takes           ? auto_choice.passes
                                        : 3;
+  plan.hold = hold_key == "auto" ? 0 : std::stoi(hold_key);
+  if (plan.hold > 0) plan.passes = op == "layernorm" ? 3 : plan.passes;
   g.items = 4;
   g.threads_per_row = plan.threads;
   g.rows_per_block = 1;

@@ -1,36 +1,45 @@
 #!/bin/bash
-# Call 235: main after calls 233-234's results went in: auto pools layernorm_bwd's 16-bit
-# weight-gradient partial rows (bulk_pool=2 where rows are 1025-2048 chunks), and LayerNorm's
-# phase kernel keeps 16-bit rows unpacked once. Bench, two rounds: layernorm_bwd bf16 and f16 at
-# 2048x16384, 4096x16384 and 2048x12288, auto against bulk_pool=1 (`ladder compare
-# --across-variants`); layernorm at the phase kernel's widths, against call 234's base documents
-# (reports/h200/bench-ln-phase-base-*-234.json). Carried: .device/ladder (main's build, stripped).
+# Call 235: where the streamed LayerNorm's bf16 time goes at d = 1024-16384 (0.86-0.91 of the copy
+# ceiling where RMSNorm, with the same bytes, reads 0.91-0.93). The loop kernel's output pass
+# reads gamma and beta a chunk each beside every x chunk: 64 KiB a row at d = 16384, through an
+# L1 the streamed rows also pass through. Part 1: bench, two rounds, LayerNorm with affine=1, 0
+# and gamma, RMSNorm with weight=plain and none, at the bench's bf16 shapes. Part 2: Nsight
+# Compute of the same launches at 4096x16384 and 16384x4096 (durations, DRAM, L2 and L1 bytes and
+# hit rates, throughputs, instructions, warps active). Carried: .device/ladder (main's build).
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
 B=$PWD/.device/ladder
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc
 mkdir -p $OUT
-b() { local json=$1; shift; timeout 90 $B bench "$@" --json $json 2>&1 | grep -E " ladder |copy ceiling|rror"; }
-S="--shape 2048x16384 --shape 4096x16384 --shape 2048x12288"
+left() { local l=$(( $1 - SECONDS )); [ $l -lt 5 ] && l=5; echo $l; }
+S="--shape 16384x4096 --shape 8192x8192 --shape 4096x16384 --shape 2048x32768 --shape 65536x1024"
+b() { # tag json args...
+  local tag=$1 json=$2; shift 2
+  timeout 120 $B bench "$@" --dtype bf16 $S --json $json 2>&1 | grep -E " ladder |copy ceiling|rror" | sed "s/^/$tag /"
+}
 { for rep in 1 2; do
-    for dt in bf16 f16; do
-      b $OUT/b-lnbwd-auto-$dt-$rep.json layernorm_bwd --dtype $dt $S | sed "s/^/auto /"
-      b $OUT/b-lnbwd-pool1-$dt-$rep.json layernorm_bwd --dtype $dt $S --variant schedule=bulk --variant bulk_pool=1 | sed "s/^/pool1 /"
-    done
-    for dt in bf16 f16 f32; do
-      b $OUT/b-ln-$dt-$rep.json layernorm --dtype $dt --shape 16384x2049 --shape 8192x3073 --shape 16384x1025 --shape 4096x5125 | sed "s/^/ln /"
-    done
+    for a in 1 0 gamma; do b ln-affine-$a $OUT/b-ln-$a-$rep.json layernorm --variant affine=$a; done
+    for w in plain none; do b rms-$w $OUT/b-rms-$w-$rep.json rmsnorm --variant weight=$w; done
     echo "round $rep done at $SECONDS s" >&2
   done
-  for dt in bf16 f16; do
-    echo "== compare layernorm_bwd $dt, bulk_pool=1 -> auto (pooled), round 2"
-    $B compare --across-variants $OUT/b-lnbwd-pool1-$dt-2.json $OUT/b-lnbwd-auto-$dt-2.json | grep -vE "^$" | head -8
+} > $OUT/bench-affine.txt 2>&1
+cat $OUT/bench-affine.txt
+echo "bench done $SECONDS s"
+M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,launch__registers_per_thread,smsp__average_warp_latency_issue_stalled_long_scoreboard,smsp__average_warp_latency_issue_stalled_barrier,smsp__average_warp_latency_issue_stalled_lg_throttle
+n() { # title op args...
+  local title=$1 op=$2; shift 2
+  echo "## $title"
+  timeout $(left 560) ncu --target-processes all --clock-control none --cache-control all --metrics $M \
+    -k regex:"$op" --launch-skip 3 --launch-count 1 \
+    $B bench $op --dtype bf16 --iters 3 "$@" 2>&1 | grep -E "^ +[a-z]|$op" | head -20
+}
+{ for sh in 4096x16384 16384x4096; do
+    n "layernorm bf16 $sh affine=1" layernorm --shape $sh --variant affine=1
+    n "layernorm bf16 $sh affine=0" layernorm --shape $sh --variant affine=0
+    n "rmsnorm bf16 $sh weight=plain" rmsnorm --shape $sh --variant weight=plain
   done
-  for dt in bf16 f16 f32; do
-    echo "== compare layernorm $dt, call 234's base -> main, round 2"
-    $B compare reports/h200/bench-ln-phase-base-$dt-234.json $OUT/b-ln-$dt-2.json | grep -vE "^$" | head -9
-  done
-} > $OUT/bench-235.txt 2>&1
-cat $OUT/bench-235.txt
+} > $OUT/ncu-affine.txt 2>&1
+cat $OUT/ncu-affine.txt
+cd $OUT && tar czf /tmp/x.tgz . && find . -mindepth 1 -delete && mv /tmp/x.tgz $OUT/a235.tgz
 echo "total $SECONDS s"
 true
