@@ -14,7 +14,18 @@ namespace norm {
 // Stream (ld.global.L1::no_allocate) leaves L1 to the weights: row data read exactly once. Only
 // layernorm_bwd's 16-bit one-tile rows gained with it; it cost rmsnorm_fwd 2-4%, add_rmsnorm_fwd
 // 4-9%, rmsnorm_bwd 1% and fp32 layernorm_bwd up to 7% (reports/h200/bench-l1.txt).
-enum class Load { Plain, ReadOnly, EvictFirst, Stream };
+// Keep (an L2 evict_last policy) is for row data read once into registers by a kernel that runs
+// after others have filled the L2 with dirty lines (the bench's cold flush): evict-first reads
+// lost 6-9% there against the same kernel hot, plain reads 2-5%, kept reads 1-2% (call 237,
+// reports/h200/bench-policy-237.txt).
+enum class Load { Plain, ReadOnly, EvictFirst, Stream, Keep };
+
+// The L2 policy of Load::Keep. Not volatile: one createpolicy serves every load of a launch.
+__device__ __forceinline__ unsigned long long keep_policy() {
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
 
 template <Load KIND>
 __device__ __forceinline__ uint4 load16(const uint4* p) {
@@ -28,6 +39,13 @@ __device__ __forceinline__ uint4 load16(const uint4* p) {
                  : "l"(p));
     return v;
   }
+  if constexpr (KIND == Load::Keep) {
+    uint4 v;
+    asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p), "l"(keep_policy()));
+    return v;
+  }
   return *p;
 }
 
@@ -38,6 +56,11 @@ __device__ __forceinline__ unsigned load4(const unsigned* p) {
   static_assert(KIND != Load::Stream, "load4 has no L1::no_allocate form");
   if constexpr (KIND == Load::ReadOnly) return __ldg(p);
   if constexpr (KIND == Load::EvictFirst) return __ldcs(p);
+  if constexpr (KIND == Load::Keep) {
+    unsigned v;
+    asm volatile("ld.global.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(v) : "l"(p), "l"(keep_policy()));
+    return v;
+  }
   return *p;
 }
 

@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
     const void* ptrs[2] = {xr, yr};
     const norm::RowAccess access = norm::row_access<T>(ptrs, 2);
     const int tiles = norm::tiles_for<T, ITEMS, true>(d, access.phase);
-    const norm::InputReads<T, OFF_GRID, norm::Load::EvictFirst> x_reads(row, rows, d);
+    const norm::InputReads<T, OFF_GRID, norm::Load::Keep> x_reads(row, rows, d);
     const norm::WeightReads<T, OFF_GRID> gamma_reads(gamma, access), beta_reads(beta, access);
 
     // Packed row (4 registers per chunk); gamma and beta come early where registers allow.

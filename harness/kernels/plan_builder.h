@@ -233,6 +233,7 @@ struct LoopPlan {
 struct LoopChoice {
   int threads = 0;  // 0: auto does not take the loop
   int passes = 0;
+  int hold = 0;
 };
 inline constexpr std::int64_t kLoopAutoMinRows = 2048;
 // The variant keys that leave auto free to pick a schedule (loop_auto, bulk_auto): what the row

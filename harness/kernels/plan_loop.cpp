@@ -54,6 +54,7 @@ struct LoopAuto {
   DType dtype;
   std::int64_t chunks;
   int threads, passes;
+  int hold = 0;
 };
 constexpr LoopAuto kLoopAuto[] = {
     {"layernorm", DType::BF16, 512, 128, 3},   {"layernorm", DType::BF16, 1024, 256, 3},
@@ -62,6 +63,7 @@ constexpr LoopAuto kLoopAuto[] = {
     {"layernorm", DType::F16, 2048, 512, 3},
     {"layernorm", DType::F32, 1024, 256, 3},   {"layernorm", DType::F32, 2048, 512, 3},
     {"layernorm", DType::F32, 4096, 512, 2},
+    {"rmsnorm", DType::BF16, 128, 64, 2, 2},   {"rmsnorm", DType::F16, 128, 64, 2, 2},
     {"rmsnorm", DType::BF16, 512, 128, 2},     {"rmsnorm", DType::BF16, 1024, 256, 2},
     {"rmsnorm", DType::BF16, 2048, 512, 2},    {"rmsnorm", DType::BF16, 4096, 512, 2},
     {"rmsnorm", DType::F16, 512, 128, 2},      {"rmsnorm", DType::F16, 1024, 256, 2},
@@ -84,7 +86,7 @@ LoopChoice loop_auto(VariantReader& v, const std::string& op, DType dt, const Sh
   for (const LoopAuto& a : kLoopAuto)
     if (op == a.op && a.dtype == dt && a.chunks == chunks) {
       v.resolve_auto("schedule", "loop");
-      return {a.threads, a.passes};
+      return {a.threads, a.passes, a.hold};
     }
   return {};
 }
@@ -133,7 +135,7 @@ LoopPlan read_loop(VariantReader& v, const std::string& op,
                 : passes_key != "auto" ? std::stoi(passes_key)
                 : auto_takes           ? auto_choice.passes
                                        : 3;
-  plan.hold = hold_key == "auto" ? 0 : std::stoi(hold_key);
+  plan.hold = hold_key != "auto" ? std::stoi(hold_key) : auto_takes && threads_key == "auto" ? auto_choice.hold : 0;
   if (plan.hold > 0) plan.passes = op == "layernorm" ? 3 : plan.passes;
   g.items = 4;
   g.threads_per_row = plan.threads;
