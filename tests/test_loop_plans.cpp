@@ -153,10 +153,17 @@ TEST_CASE("schedule=auto streams RMSNorm and add_rmsnorm rows where the H200 mea
   CHECK(rms.entry == "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 512>");
   CHECK(rms.grid[0] == 2048);
   CHECK(rms.shared_bytes == 0);
-  // Tied or lost: fp32 from 16384 wide; 1024 wide (65536 rows, call 132).
+  // 16-bit rows of 128 chunks: held (loop_hold), two chunks a thread of 64 (call 238).
+  CHECK(auto_entry("rmsnorm", DType::BF16, 65536, 1024) == "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 64, 2>");
+  CHECK(auto_entry("rmsnorm", DType::F16, 2048, 1024) == "ladder::rmsnorm_fwd_loop<__half, 64, 2>");
+  CHECK(entry_of({"rmsnorm", DType::BF16, {}}, 65536, 1024).block[0] == 64);
+  // A pinned width keeps the rows streamed unless loop_hold asks.
+  CHECK(auto_entry("rmsnorm", DType::BF16, 65536, 1024, {{"schedule", "loop"}, {"loop_threads", "64"}}) ==
+        "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 64>");
+  // Tied or lost: fp32 from 16384 wide; fp32 1024 wide (call 132).
   for (const auto& [dt, rows, d] : std::vector<std::tuple<DType, int, int>>{
-           {DType::F32, 4096, 16384}, {DType::F32, 2048, 32768},
-           {DType::BF16, 65536, 1024}, {DType::BF16, 2047, 4096}, {DType::BF16, 16384, 4088}})
+           {DType::F32, 4096, 16384}, {DType::F32, 2048, 32768}, {DType::F32, 65536, 1024},
+           {DType::BF16, 2047, 1024}, {DType::BF16, 2047, 4096}, {DType::BF16, 16384, 4088}})
     CHECK(auto_entry("rmsnorm", dt, rows, d).find("_loop<") == std::string::npos);
   // add_rmsnorm: 16-bit rows of 512 to 2048 chunks, 256 threads for 512 (measured faster than
   // 128); fp32 rows of 1024, 2048 and 8192 chunks (the widest at 512 threads); both conventions
