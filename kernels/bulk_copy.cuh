@@ -56,14 +56,18 @@ __device__ __forceinline__ void bulk_arrive_expect(unsigned long long* bar, unsi
 
 // Starts copying `bytes` from global `src` to shared `dst` (both 16-byte aligned, bytes a
 // multiple of 16); they count towards the phase of `bar` that an arrival announced.
-// No L2 policy: with an evict-first hint the H200 measured the copies 3-8% slower (call 144,
-// reports/h200/bench-bulk-2.txt).
+// Under the L2 keep policy (Load::Keep's, global_loads.cuh): the copies read their rows once,
+// and behind a kernel that left the L2 full of dirty lines (the bench's cold flush) the kept reads
+// measured faster (call 238, two rounds, cold: LayerNorm bf16 2048x32768 81.4-82.2 -> 77.5-78.1
+// us, add_rmsnorm_bwd 2048x16384 104.6-106.8 -> 102.0-102.7, rmsnorm_bwd 66.8-67.2 -> 65.8-66.6;
+// layernorm_bwd and the 1024x32768 clusters within 1.6% either way). An evict-first hint measured
+// 3-8% slower (call 144, reports/h200/bench-bulk-2.txt).
 __device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes,
                                           unsigned long long* bar) {
   asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-      " [%0], [%1], %2, [%3];" ::"r"(shared_address(dst)),
-      "l"(src), "r"(bytes), "r"(shared_address(bar))
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1], %2, [%3], %4;" ::"r"(shared_address(dst)),
+      "l"(src), "r"(bytes), "r"(shared_address(bar)), "l"(keep_policy())
       : "memory");
 }
 

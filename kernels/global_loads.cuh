@@ -17,8 +17,16 @@ namespace norm {
 // Keep (an L2 evict_last policy) is for row data read once into registers by a kernel that runs
 // after others have filled the L2 with dirty lines (the bench's cold flush): evict-first reads
 // lost 6-9% there against the same kernel hot, plain reads 2-5%, kept reads 1-2% (call 237,
-// reports/h200/bench-policy-237.txt).
+// reports/h200/bench-policy-237.txt). LayerNorm's register kernel reads x kept (call 238: bf16
+// 65536x1024 73.4 -> 70.6 us, fp32 140.3 -> 130.9, f16 74.2 -> 72.0 against evict-first).
 enum class Load { Plain, ReadOnly, EvictFirst, Stream, Keep };
+
+// The backward register kernels' row reads (rmsnorm_bwd.cuh, layernorm_bwd.cuh's plain rows):
+// kept in fp32, where call 238 measured rmsnorm_bwd f32 16384x4096 203.5-203.9 -> 199.6-200.0 us
+// and layernorm_bwd 211.2-213.4 -> 205.9-206.2 (cold); plain in 16 bits, level at 16384x4096 and
+// 2.9% slower kept at rmsnorm_bwd bf16 8192x2049.
+template <typename T>
+inline constexpr Load kBackwardRowLoad = sizeof(T) == 4 ? Load::Keep : Load::Plain;
 
 // The L2 policy of Load::Keep. Not volatile: one createpolicy serves every load of a launch.
 __device__ __forceinline__ unsigned long long keep_policy() {

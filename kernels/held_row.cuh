@@ -3,12 +3,14 @@
 // chunks once, keeps them packed (four registers a chunk) and runs every pass over
 // them, so the row leaves DRAM once and nothing is read again from L2 or L1.
 //
-// Why: the streamed kernels read a row once from DRAM and then once more a pass from L2 or L1
-// (LayerNorm three times in all). Nsight Compute of LayerNorm bf16 4096x16384 (call 235) has the
-// L2 84-90% busy in both streamed kernels and LayerNorm 12% slower than RMSNorm with the same DRAM
-// bytes; its gamma and beta are not the cause (affine=0 measured level). Each pass after the first
-// is a round trip a row waits for, at the same blocks an SM. Packed, the held row costs the
-// registers the streamed pass's four chunks in flight already took.
+// Why: a streamed row goes back to L2 or L1 once a pass after its first read. Measured on the
+// H200 (calls 236-238, reports/h200/bench-held-236.txt, bench-policy-237.txt, bench-keep-238.txt):
+// held rows tie the streamed kernels hot and lost cold until their reads took the L2 keep
+// policy; kept, RMSNorm 16-bit rows of 128 chunks at 64 threads (two chunks each) took 67.7-67.8
+// us cold at 65536x1024 against the two-rows-a-thread kernel's 69.5-69.6, and auto holds them
+// there. At 512-2048 chunks the held RMSNorm ties the streamed one (68.2-69.2 against 68.1-69.3);
+// the held LayerNorm spills at the streamed kernel's 40 registers and lost (81.8-83.0 us against
+// 69.2-72.0; at 48 registers 69.4-75.7 hot, slower cold).
 // Only the 16-byte path is held (rows and weights on the grid, d a whole number of chunks): the
 // kernels take their streamed bodies for every other launch.
 #pragma once

@@ -55,9 +55,10 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
 
   // One tile: every element of x and dy is loaded once, so it need not stay in L1 (Load::Stream).
   // Measured (reports/h200/bench-l1.txt): 16-bit rows on the 16-byte grid gain (65536x1024
-  // 0.71 -> 0.73); fp32 rows lose up to 7% and shifted rows 1%, so they keep plain loads.
+  // 0.71 -> 0.73); fp32 rows lose up to 7% and shifted rows 1%, so they keep the backward's row
+  // loads (norm::kBackwardRowLoad: kept in fp32, plain in 16 bits).
   constexpr norm::Load kRowLoad =
-      ONE && sizeof(T) == 2 && !SHIFTED ? norm::Load::Stream : norm::Load::Plain;
+      ONE && sizeof(T) == 2 && !SHIFTED ? norm::Load::Stream : norm::kBackwardRowLoad<T>;
   // `reads`: how the row's tiles are read (kEdgesWhole: its edge chunks whole where they may be).
   using RowReads = norm::InputReads<T, kEdgesWhole, kRowLoad, true>;
   // Row pointers of row group threadIdx.y at `base` and their access on the group's chunk grid;

@@ -22,7 +22,7 @@ struct RmsBwdRow {
   const T* dh;
   T* dx;
   T* dr;
-  InputReads<T, SHIFTED, Load::Plain, true> reads;
+  InputReads<T, SHIFTED, kBackwardRowLoad<T>, true> reads;
 };
 
 // What a thread keeps of one row tile: dy (and dh for the fused op) packed as stored, the input
@@ -103,7 +103,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
     a = backward_access<T, SHIFTED>(ptrs, 6, phase);
     // Only SHIFTED rows have edge reads to record; storing the empty ones of unshifted rows too
     // reschedules the unshifted builds' machine code (the SASS they were measured with).
-    if constexpr (SHIFTED) p.reads = InputReads<T, SHIFTED, Load::Plain, true>(row, rows, d);
+    if constexpr (SHIFTED) p.reads = InputReads<T, SHIFTED, kBackwardRowLoad<T>, true>(row, rows, d);
     return row < rows ? d : 0;
   };
   const RowLoop loop;
