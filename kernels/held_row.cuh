@@ -37,6 +37,22 @@ __device__ __forceinline__ void hold_row(const uint4* row, int units, uint4 (&he
     held[k] = tx + k * THREADS < units ? load16<Load::Keep>(row + tx + k * THREADS) : make_uint4(0u, 0u, 0u, 0u);
 }
 
+// Holds thread threadIdx.x's chunks of `row` (hold_row) and returns its values folded by
+// `add(acc, value)` from 0. Chunks past the row hold zeros: `add` must leave acc as it is for 0.
+template <typename T, int HOLD, int THREADS, class Add>
+__device__ __forceinline__ float hold_row_sum(const T* row, int units, uint4 (&held)[HOLD], Add add) {
+  hold_row<HOLD, THREADS>(reinterpret_cast<const uint4*>(row), units, held);
+  float acc = 0.f;
+#pragma unroll
+  for (int k = 0; k < HOLD; ++k) {
+    float v[Elem<T>::kVec];
+    Elem<T>::unpack(held[k], v);
+#pragma unroll
+    for (int e = 0; e < Elem<T>::kVec; ++e) acc = add(acc, v[e]);
+  }
+  return acc;
+}
+
 // Whether a held launch may hold its rows: the 16-byte path, with at most HOLD chunks a thread.
 template <int HOLD, int THREADS>
 __device__ __forceinline__ bool row_fits_held(bool fast, int units) {
@@ -56,16 +72,8 @@ __device__ __forceinline__ void rmsnorm_held_rows(T* y, const T* x, const T* w, 
   const int units = d / kVec;
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     uint4 held[HOLD];
-    hold_row<HOLD, THREADS>(reinterpret_cast<const uint4*>(x + row * static_cast<long long>(x_stride)),
-                            units, held);
-    float sum_sq[1] = {0.f};
-#pragma unroll
-    for (int k = 0; k < HOLD; ++k) {  // chunks past the row hold zeros: they add nothing
-      float v[kVec];
-      E::unpack(held[k], v);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) sum_sq[0] = fmaf(v[e], v[e], sum_sq[0]);
-    }
+    float sum_sq[1] = {hold_row_sum<T, HOLD, THREADS>(x + row * static_cast<long long>(x_stride), units, held,
+                                                      [](float acc, float v) { return fmaf(v, v, acc); })};
     row_group_sum<true>(sum_sq, scratch, parity);
     const float inv_rms = inv_rms_of(sum_sq[0], d, eps, rstd, row, true);
     uint4* yr = reinterpret_cast<uint4*>(y + row * static_cast<long long>(y_stride));
@@ -104,16 +112,8 @@ __device__ __forceinline__ void layernorm_held_rows(T* y, const T* x, const T* g
   const int units = d / kVec;
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     uint4 held[HOLD];
-    hold_row<HOLD, THREADS>(reinterpret_cast<const uint4*>(x + row * static_cast<long long>(x_stride)),
-                            units, held);
-    float acc[1] = {0.f};
-#pragma unroll
-    for (int k = 0; k < HOLD; ++k) {  // chunks past the row hold zeros: they add nothing
-      float v[kVec];
-      E::unpack(held[k], v);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) acc[0] += v[e];
-    }
+    float acc[1] = {hold_row_sum<T, HOLD, THREADS>(x + row * static_cast<long long>(x_stride), units, held,
+                                                   [](float acc, float v) { return acc + v; })};
     row_group_sum<true>(acc, scratch, parity);
     const float mu = mean_of(acc[0], d);
     acc[0] = 0.f;
