@@ -17,7 +17,7 @@ left() { local l=$(( $1 - SECONDS )); [ $l -lt 5 ] && l=5; echo $l; }
 } > $OUT/log-239.txt 2>&1
 cat $OUT/log-239.txt
 echo "bench done $SECONDS s"
-timeout $(left 585) $B verify --jobs 14 --json $OUT/verify.json > $OUT/verify.txt 2>&1; echo "verify exit $?"
+timeout $(left 530) $B verify --jobs 14 --json $OUT/verify.json > $OUT/verify.txt 2>&1; echo "verify exit $?"
 grep -E "FAIL|UNRESOLVED|XPASS|rungs:" $OUT/verify.txt | grep -v " PASS " | head -20
 tail -3 $OUT/verify.txt
 gzip -k $OUT/verify.json 2>/dev/null && rm -f $OUT/verify.json
