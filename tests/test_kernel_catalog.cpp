@@ -290,6 +290,12 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::rmsnorm_fwd_loop<__half, 512>",
                            "ladder::add_rmsnorm_fwd_loop<__nv_bfloat16, 256, true>",
                            "ladder::add_rmsnorm_fwd_loop<float, 1024, false>",
+                           // The held rows, and the 64-thread blocks they take at d = 1024.
+                           "ladder::rmsnorm_fwd_loop<__nv_bfloat16, 64, 2>",
+                           "ladder::rmsnorm_fwd_loop<float, 1024, 8>",
+                           "ladder::layernorm_fwd_loop<__half, 512, 3, 4>",
+                           "ladder::layernorm_fwd_loop<__nv_bfloat16, 64, 2>",
+                           "ladder::add_rmsnorm_fwd_loop<__half, 64, false>",
                            "ladder::layernorm_fwd_bulk<__nv_bfloat16, 2, 1024>",
                            "ladder::layernorm_fwd_bulk<__half, 4, 32>",
                            "ladder::layernorm_fwd_bulk<float, 1, 512>",

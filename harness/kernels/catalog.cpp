@@ -138,18 +138,23 @@ std::vector<KernelRef> all_specializations() {
             }
           continue;
         }
-        // schedule=loop: one instantiation per block width (and LayerNorm's pass count).
+        // schedule=loop: one instantiation per block width (and LayerNorm's pass count), and for
+        // RMSNorm's and LayerNorm's three passes per chunks a thread held (loop_hold).
         if (combo.count("schedule") && combo.at("schedule") == "loop") {
           if (combo.count("stages") && combo.at("stages") != "2") continue;  // no stages: once
-          for (const char* threads : {"128", "256", "512", "1024"})
-            for (const char* passes : {"2", "3"}) {
-              if (e.name != "layernorm" && std::string(passes) == "3") continue;
-              auto v = combo;
-              v.erase("stages");
-              v["loop_threads"] = threads;
-              if (e.name == "layernorm") v["loop_passes"] = passes;
-              out.push_back({e.name, dt, v});
-            }
+          for (const char* threads : {"64", "128", "256", "512", "1024"})
+            for (const std::string passes : {"2", "3"})
+              for (const std::string hold : {"0", "2", "4", "8"}) {
+                if (e.name != "layernorm" && passes == "3") continue;
+                if (hold != "0" && (e.name == "add_rmsnorm" || (e.name == "layernorm" && passes == "2")))
+                  continue;
+                auto v = combo;
+                v.erase("stages");
+                v["loop_threads"] = threads;
+                if (e.name == "layernorm") v["loop_passes"] = passes;
+                if (hold != "0") v["loop_hold"] = hold;
+                out.push_back({e.name, dt, v});
+              }
           continue;
         }
         // schedule=bulk: one instantiation per ITEMS, block width and (backward) cluster;
