@@ -414,3 +414,33 @@ TEST_CASE("only layernorm_bwd's 16-bit one-tile rows skip L1 for their row loads
   CHECK_FALSE(streams("rmsnorm", DType::BF16, 4096));
   CHECK_FALSE(streams("add_rmsnorm", DType::BF16, 4096));
 }
+
+// Row reads under the L2 keep policy (norm::Load::Keep, the bulk copies' cache hint) where the
+// H200 measured them faster behind a dirty L2 (calls 237-238, kernels/global_loads.cuh), and
+// nowhere it measured them level or slower. The PTX shows which builds carry the hint.
+TEST_CASE("kept row reads are in the builds that measured faster with them, and only there", "[kernels][nvrtc]") {
+  ladder::register_builtin_oracles();
+  ladder::toolchain::Nvrtc nvrtc;
+  if (!nvrtc.available()) {
+    WARN("NVRTC not available: " << nvrtc.load_error());
+    return;
+  }
+  auto kept = [&](const std::string& op, DType dtype, std::int64_t rows, std::int64_t d) {
+    const KernelLaunch L = entry_of({op, dtype, {}}, rows, d);
+    const auto r = nvrtc.compile(entry_request(L.source, read_file(L.source), L.entry, "compute_90",
+                                               ladder::toolchain::ImageKind::Ptx));
+    INFO(op << " " << ladder::label(dtype) << " " << rows << "x" << d << " " << L.entry << ": " << r.error << "\n" << r.log);
+    REQUIRE(r.ok);
+    return r.image.find("L2::cache_hint") != std::string::npos;
+  };
+  CHECK(kept("layernorm", DType::BF16, 65536, 1024));       // the register kernel's x
+  CHECK(kept("layernorm", DType::F32, 65536, 1024));
+  CHECK(kept("layernorm", DType::BF16, 2048, 32768));       // the bulk copies
+  CHECK(kept("rmsnorm_bwd", DType::BF16, 2048, 16384));
+  CHECK(kept("rmsnorm_bwd", DType::F32, 16384, 4096));      // fp32 backward rows
+  CHECK(kept("layernorm_bwd", DType::F32, 16384, 4096));
+  CHECK_FALSE(kept("rmsnorm_bwd", DType::BF16, 16384, 4096));
+  CHECK_FALSE(kept("layernorm_bwd", DType::BF16, 16384, 4096));
+  CHECK_FALSE(kept("rmsnorm", DType::BF16, 16384, 2049));   // the phase kernels: level
+  CHECK_FALSE(kept("rmsnorm", DType::BF16, 16384, 768));    // the register kernels
+}
