@@ -128,7 +128,7 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
 
 }  // namespace norm
 
-// THREADS: the block (one row at a time, 128-1024, a multiple of 32). PASSES: 2 or 3 (above).
+// THREADS: the block (one row at a time, 64-1024, a multiple of 32). PASSES: 2 or 3 (above).
 // HOLD: 0 streams every row; 1-8 holds the row in registers (held_row.cuh, PASSES 3's exact
 // statistics over the held chunks) wherever it is at most HOLD chunks a thread on the 16-byte
 // path, and streams it otherwise.

@@ -48,6 +48,11 @@ const std::vector<std::string> kLoopHold{"auto", "0", "2", "4", "8"};
 // rows, 40 registers) against the kernels auto took: bf16 4096x16384 at 512 threads, three passes,
 // 73.1-73.2 us against the row kernel's 77.6-78.2, so 16-bit rows of 2048 chunks joined the
 // table; 2048x32768 79.7-80.3 against the bulk kernel's 80.5-81.5, a tie (bulk kept).
+// Call 238 (bench-keep-238.txt, two rounds, cold) measured 16-bit RMSNorm rows of 128 chunks held
+// in registers (loop_hold=2 at 64 threads, kernels/held_row.cuh) against the two-rows-a-thread
+// kernel auto took: bf16 65536x1024 67.7-67.8 us against 69.5-69.6, f16 67.8 against 69.4-69.5,
+// 16384x1024 21.5-21.9 against 22.0; calls 236-237 had the held rows tie or lose at 512-2048
+// chunks (RMSNorm) and lose for LayerNorm.
 // Rows below kLoopAutoMinRows were not measured, nor other widths.
 struct LoopAuto {
   const char* op;
