@@ -1,16 +1,16 @@
 // The cache behaviour of the kernels' 16-byte global loads, in one place: which kinds exist, what
 // each compiles to, and (in the comments) what each measured where it is used.
 #pragma once
-// uint4, __ldg and __ldcs are built in under nvcc and NVRTC alike: nothing to include.
+// uint4 and __ldg are built in under nvcc and NVRTC alike: nothing to include.
 
 namespace ladder {
 namespace norm {
 
 // How a 16-byte load is cached. Weights (ReadOnly) go through the read-only path: every row
-// reads them. EvictFirst (ld.global.cs) is for row data of a kernel that re-reads its weights
-// after the reduction (with evict-first stores, store_chunk's EVICT_FIRST): measured on the H200,
-// LayerNorm bf16 16384x4096 went from 0.67 to 0.72 of the copy ceiling with both (0.67 with the
-// loads alone), while rmsnorm and add_rmsnorm lost 3-8% (cold L2), so only LayerNorm uses them.
+// reads them. No kind reads rows evict-first (ld.global.cs) any more: LayerNorm's register kernel
+// did, with evict-first stores (0.67 -> 0.72 of the copy ceiling at bf16 16384x4096 then, while
+// rmsnorm and add_rmsnorm lost 3-8% with them), until its reads kept measured 4-7% faster
+// (Keep, below).
 // Stream (ld.global.L1::no_allocate) leaves L1 to the weights: row data read exactly once. Only
 // layernorm_bwd's 16-bit one-tile rows gained with it; it cost rmsnorm_fwd 2-4%, add_rmsnorm_fwd
 // 4-9%, rmsnorm_bwd 1% and fp32 layernorm_bwd up to 7% (reports/h200/bench-l1.txt).
@@ -19,7 +19,7 @@ namespace norm {
 // lost 6-9% there against the same kernel hot, plain reads 2-5%, kept reads 1-2% (call 237,
 // reports/h200/bench-policy-237.txt). LayerNorm's register kernel reads x kept (call 238: bf16
 // 65536x1024 73.4 -> 70.6 us, fp32 140.3 -> 130.9, f16 74.2 -> 72.0 against evict-first).
-enum class Load { Plain, ReadOnly, EvictFirst, Stream, Keep };
+enum class Load { Plain, ReadOnly, Stream, Keep };
 
 // The backward register kernels' row reads (rmsnorm_bwd.cuh, layernorm_bwd.cuh's plain rows):
 // kept in fp32, where call 238 measured rmsnorm_bwd f32 16384x4096 203.5-203.9 -> 199.6-200.0 us
@@ -38,7 +38,6 @@ __device__ __forceinline__ unsigned long long keep_policy() {
 template <Load KIND>
 __device__ __forceinline__ uint4 load16(const uint4* p) {
   if constexpr (KIND == Load::ReadOnly) return __ldg(p);
-  if constexpr (KIND == Load::EvictFirst) return __ldcs(p);
   if constexpr (KIND == Load::Stream) {
     uint4 v;
     // volatile: kept in place and never merged with another load of the same address.
@@ -63,7 +62,6 @@ template <Load KIND>
 __device__ __forceinline__ unsigned load4(const unsigned* p) {
   static_assert(KIND != Load::Stream, "load4 has no L1::no_allocate form");
   if constexpr (KIND == Load::ReadOnly) return __ldg(p);
-  if constexpr (KIND == Load::EvictFirst) return __ldcs(p);
   if constexpr (KIND == Load::Keep) {
     unsigned v;
     asm volatile("ld.global.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(v) : "l"(p), "l"(keep_policy()));
