@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof
                     norm::stream_vec_ok(r, r_stride, h, h_stride, d, static_cast<const T*>(nullptr),
                                         static_cast<const T*>(nullptr));
   const int units = fast ? d / kVec : d;  // 16-byte chunks, or single elements
-  const unsigned long long keep = norm::l2_keep_policy();
+  const unsigned long long keep = norm::keep_policy();
 
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * static_cast<long long>(x_stride);

@@ -28,11 +28,23 @@ enum class Load { Plain, ReadOnly, Stream, Keep };
 template <typename T>
 inline constexpr Load kBackwardRowLoad = sizeof(T) == 4 ? Load::Keep : Load::Plain;
 
-// The L2 policy of Load::Keep. Not volatile: one createpolicy serves every load of a launch.
+// The L2 policy of Load::Keep and of the streamed kernels' first reads (stream_row.cuh): lines
+// that should outlive other traffic (sm_80 and later). Not volatile: one createpolicy serves
+// every load of a launch.
 __device__ __forceinline__ unsigned long long keep_policy() {
   unsigned long long policy;
   asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
   return policy;
+}
+
+// A 16-byte load under that policy. volatile: never merged with another load of the same
+// address (the streamed kernels' next pass reads it again).
+__device__ __forceinline__ uint4 load16_keep(const uint4* p, unsigned long long policy) {
+  uint4 v;
+  asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p), "l"(policy));
+  return v;
 }
 
 template <Load KIND>
@@ -46,13 +58,7 @@ __device__ __forceinline__ uint4 load16(const uint4* p) {
                  : "l"(p));
     return v;
   }
-  if constexpr (KIND == Load::Keep) {
-    uint4 v;
-    asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p), "l"(keep_policy()));
-    return v;
-  }
+  if constexpr (KIND == Load::Keep) return load16_keep(p, keep_policy());
   return *p;
 }
 

@@ -51,7 +51,7 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
   const float my_count =
       tx < units ? static_cast<float>(((units - 1 - tx) / THREADS + 1) * per_unit) : 0.f;
   const float my_inv_count = my_count > 0.f ? 1.f / my_count : 0.f;
-  const unsigned long long keep = l2_keep_policy();
+  const unsigned long long keep = keep_policy();
 
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * static_cast<long long>(x_stride);

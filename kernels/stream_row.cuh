@@ -1,28 +1,12 @@
 // Streaming a row from global memory once per pass, for the kernels that hold at most four
 // chunks a thread whatever d is (layernorm_loop.cuh, rmsnorm_loop.cuh, add_rmsnorm_loop.cuh):
-// the L2 policy that keeps a row's lines for its next pass, the launch bound, and the walk over
-// a thread's chunks.
+// the launch bound and the walk over a thread's chunks, the first reads under the L2 keep policy
+// (keep_policy and load16_keep, global_loads.cuh) so that the next pass finds the row's lines.
 #pragma once
 #include "norm_common.cuh"
 
 namespace ladder {
 namespace norm {
-
-// An L2 policy for loads whose lines should outlive other traffic (sm_80 and later).
-__device__ __forceinline__ unsigned long long l2_keep_policy() {
-  unsigned long long policy;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-  return policy;
-}
-
-// A 16-byte load under that policy. volatile: never merged with the next pass's load.
-__device__ __forceinline__ uint4 load16_keep(const uint4* p, unsigned long long policy) {
-  uint4 v;
-  asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p), "l"(policy));
-  return v;
-}
 
 // The blocks an SM a 16-bit build's launch bound asks for: resident_threads / THREADS, at least
 // one. Each kernel passes the thread slots its registers fit without spills (ptxas sm_90), the
