@@ -42,23 +42,6 @@ ladder::toolchain::CompileRequest entry_request(
   return req;
 }
 
-// Shapes every specialization is planned at for the coverage and compile checks: a small row
-// takes most builds; a row of 32768 at 512 rows takes those only wide rows reach (a wide block
-// that fills its bound, the staged schedules' two-stage fallbacks).
-const std::vector<std::map<std::string, std::int64_t>> kCompileShapes{{{"rows", 3}, {"d", 1000}},
-                                                                     {{"rows", 512}, {"d", 32768}}};
-
-// schedule=flat instantiates one build per d mod VEC: each ref with it is planned at one width
-// of each (rows off the 16-byte grid), the others at kCompileShapes.
-std::vector<std::map<std::string, std::int64_t>> compile_shapes_for(const ladder::KernelRef& ref) {
-  const auto schedule = ref.variant.find("schedule");
-  if (schedule == ref.variant.end() || schedule->second != "flat") return kCompileShapes;
-  std::vector<std::map<std::string, std::int64_t>> out;
-  for (std::int64_t d : ladder::kernels::detail::flat_compile_widths(ladder::size_of(ref.dtype)))
-    out.push_back({{"rows", 64}, {"d", d}});
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("catalog lists its ops and every op plans every dtype", "[kernels]") {
@@ -251,11 +234,8 @@ TEST_CASE("plan rejects bad input with messages naming the op", "[kernels]") {
 }
 
 TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
-  const auto specs = ladder::kernels::all_specializations();
   std::set<std::string> entries;
-  for (const auto& ref : specs)
-    for (const auto& shape : compile_shapes_for(ref))
-      for (const auto& L : ladder::kernels::plan(ref, shape, kEps)) entries.insert(L.entry);
+  for (const auto& [source, entry] : catalog_entries()) entries.insert(entry);
   for (const char* must : {"ladder::rmsnorm_fwd<float, 8>", "ladder::rmsnorm_fwd<__nv_bfloat16, 4>",
                            "ladder::add_rmsnorm_fwd<__half, 3, true>",
                            "ladder::add_rmsnorm_fwd<__nv_bfloat16, 4, false>",
@@ -352,10 +332,7 @@ TEST_CASE("every kernel specialization compiles with NVRTC for sm_90 and sm_80",
     WARN("NVRTC not available: " << nvrtc.load_error());
     return;
   }
-  std::set<std::pair<std::string, std::string>> jobs_set;
-  for (const auto& ref : ladder::kernels::all_specializations())
-    for (const auto& shape : compile_shapes_for(ref))
-      for (const auto& L : ladder::kernels::plan(ref, shape, kEps)) jobs_set.insert({L.source, L.entry});
+  const auto jobs_set = catalog_entries();
   struct Job { std::string source, entry, arch; };
   std::vector<Job> jobs;
   for (const auto& [source, entry] : jobs_set)
