@@ -276,3 +276,99 @@ TEST_CASE("kernels/README.md lists every entry with the template parameters and 
     CHECK(want == e.param_types);
   }
 }
+
+namespace {
+
+// A kernel call of a CuPy example: the entry and source in force, and its argument tuple.
+struct ExampleCall {
+  std::string source, entry;
+  std::vector<std::string> args;
+  int line = 0;
+};
+
+// The calls `kernel(grid, block, (args...))` of the README's python blocks, each with the last
+// `open("kernels/FILE")` and `name = "ENTRY"` above it (an open in a comment counts: the
+// example says to compile that file as above).
+std::vector<ExampleCall> readme_example_calls(const std::string& path) {
+  std::vector<ExampleCall> calls;
+  std::istringstream in(read_text(path));
+  std::string line, source, entry, pending;
+  bool in_python = false;
+  int number = 0, call_line = 0;
+  static const std::regex opened(R"re(open\("kernels/([\w.]+)"\))re");
+  static const std::regex named(R"re(^name\s*=\s*"([^"]+)")re");
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.rfind("```", 0) == 0) {
+      in_python = line == "```python";
+      continue;
+    }
+    if (!in_python) continue;
+    std::smatch m;
+    if (std::regex_search(line, m, opened)) source = m[1].str();
+    if (std::regex_search(line, m, named)) entry = m[1].str();
+    const std::string code = line.substr(0, line.find('#'));
+    if (pending.empty() && code.rfind("kernel(", 0) != 0) continue;
+    if (pending.empty()) call_line = number;
+    pending += code + " ";
+    const std::string inside = bracketed(pending, pending.find('('));
+    if (inside.empty()) continue;  // the call goes on
+    const auto parts = split_top_level(inside);
+    ExampleCall call{source, entry, {}, call_line};
+    if (parts.size() >= 3 && parts[2].size() >= 2 && parts[2].front() == '(')
+      call.args = split_top_level(bracketed(parts[2], 0));
+    calls.push_back(call);
+    pending.clear();
+  }
+  return calls;
+}
+
+// The kind of a CuPy argument: "int" (cp.int32), "float" (cp.float32) or "pointer" (an array).
+std::string example_arg_kind(const std::string& arg) {
+  if (arg.rfind("cp.int32(", 0) == 0) return "int";
+  if (arg.rfind("cp.float32(", 0) == 0) return "float";
+  return "pointer";
+}
+
+std::string param_kind(const std::string& type) {
+  if (type.find('*') != std::string::npos) return "pointer";
+  return type;
+}
+
+}  // namespace
+
+TEST_CASE("the CuPy examples in kernels/README.md launch entries that compile, with arguments of their types",
+          "[kernels][nvrtc][docs]") {
+  ladder::toolchain::Nvrtc nvrtc;
+  if (!nvrtc.available()) {
+    WARN("NVRTC not available: " << nvrtc.load_error());
+    return;
+  }
+  const std::string readme_path = ladder::kernels::kernels_dir() + "/README.md";
+  const auto calls = readme_example_calls(readme_path);
+  CHECK(calls.size() >= 3);
+  for (const ExampleCall& call : calls) {
+    INFO(readme_path << ":" << call.line << ": " << call.entry << " from kernels/" << call.source);
+    REQUIRE(!call.source.empty());
+    REQUIRE(!call.entry.empty());
+    REQUIRE(!call.args.empty());
+    ladder::toolchain::CompileRequest req;
+    req.source_path = ladder::kernels::kernels_dir() + "/" + call.source;
+    req.source_text = read_text(req.source_path);
+    req.entry = call.entry;
+    req.arch = "compute_90";
+    req.want = ladder::toolchain::ImageKind::Ptx;
+    const auto r = nvrtc.compile(req);
+    INFO(r.error << "\n" << r.log);
+    REQUIRE(r.ok);
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(r.lowered_name.c_str(), nullptr, nullptr, &status);
+    REQUIRE(demangled != nullptr);
+    const CompiledEntry compiled = parse_demangled(demangled);
+    std::free(demangled);
+    std::vector<std::string> want, got;
+    for (const auto& t : compiled.param_types) want.push_back(param_kind(t));
+    for (const auto& a : call.args) got.push_back(example_arg_kind(a));
+    CHECK(got == want);
+  }
+}
