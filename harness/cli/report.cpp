@@ -9,6 +9,7 @@
 #include "harness/report/bench_markdown.h"
 #include "harness/report/printers.h"
 #include "harness/report/run_document.h"
+#include "harness/report/targets.h"
 
 namespace ladder::cli {
 namespace {
@@ -56,7 +57,7 @@ void add_report(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("report", "render REPORT.md from the JSON of real runs");
   struct State {
     std::vector<std::string> runs, benches, peers, notes, verbatim;
-    std::string out = "REPORT.md", title = "ladder report";
+    std::string out = "REPORT.md", title = "ladder report", targets;
   };
   auto st = std::make_shared<State>();
   cmd->add_option("--run", st->runs, "a run document (ladder run/verify --json)");
@@ -64,6 +65,8 @@ void add_report(CLI::App& app, int& exit_code) {
   cmd->add_option("--peers", st->peers, "a peers document (scripts/bench_peers.py --json)");
   cmd->add_option("--notes", st->notes, "a Markdown file appended as written (analysis, shortfalls)");
   cmd->add_option("--verbatim", st->verbatim, "a tool's text output, appended as a code block under its name");
+  cmd->add_option("--targets", st->targets,
+                  "a targets document: each target judged from the bench and peers documents, first in the report");
   cmd->add_option("--title", st->title, "the report's title");
   cmd->add_option("-o,--output", st->out, "where to write (default REPORT.md)");
   cmd->callback([st, &exit_code] {
@@ -78,6 +81,14 @@ void add_report(CLI::App& app, int& exit_code) {
           throw std::runtime_error(path + ": " + e.what());
         }
       };
+      if (!st->targets.empty()) {
+        std::vector<std::pair<std::string, nlohmann::json>> benches;
+        for (const auto& b : st->benches)
+          benches.emplace_back(b, from_file(b, [&] { return bench::annotate(read_json_file(b)); }));
+        const nlohmann::json peers = st->peers.empty() ? nlohmann::json::object() : read_json_file(st->peers.back());
+        const auto targets = from_file(st->targets, [&] { return report::parse_targets(read_json_file(st->targets)); });
+        md += report::targets_markdown(targets, st->targets, benches, peers, st->peers.empty() ? "" : st->peers.back());
+      }
       for (const auto& path : st->runs) {
         const RunDocument doc = load_run_document(path);
         md += from_file(path, [&] {

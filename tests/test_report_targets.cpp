@@ -1,0 +1,150 @@
+// The report's "Against the targets" section: targets as data, judged from bench and peers
+// documents; a malformed targets document is an error that names the target and the member.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/report/targets.h"
+#include "tests/catch.h"
+#include "tests/cli_helpers.h"
+
+using namespace ladder_test;
+using nlohmann::json;
+
+namespace {
+
+// A bench result moving `bytes` in `cold_us` (hot and clean alike), against a 1000 GB/s ceiling.
+json result(const std::string& op, long rows, long d, double bytes, double cold_us, const std::string& impl = "ladder") {
+  return {{"op", op},       {"dtype", "bf16"},   {"rows", rows},          {"d", d},
+          {"impl", impl},   {"bytes", bytes},    {"cold_us", cold_us},    {"hot_us", cold_us},
+          {"cold_clean_us", cold_us}};
+}
+
+json bench_doc(json results) {
+  return {{"commit", "abc1234"}, {"copy", {{"gbps", 1000.0}}}, {"results", std::move(results)}};
+}
+
+std::string render(const json& targets, const json& bench, const json& peers = json::object()) {
+  return ladder::report::targets_markdown(ladder::report::parse_targets(targets), "t.json", {{"b.json", bench}}, peers,
+                                          peers.empty() ? "" : "p.json");
+}
+
+void rejects(const json& targets, const std::string& fragment) {
+  INFO(targets.dump());
+  CHECK_THROWS_WITH(ladder::report::parse_targets(targets), has_substr(fragment));
+}
+
+}  // namespace
+
+TEST_CASE("targets: each row judged against its bound, short rows by how much", "[report][targets]") {
+  // 2e8 bytes at 1000 GB/s: 200 us is the whole ceiling; 210.5 us is 0.950 of it, 222.2 us 0.900.
+  const json bench = bench_doc({result("rmsnorm", 100, 1024, 2e8, 210.5), result("layernorm", 100, 1024, 2e8, 222.2),
+                                result("rmsnorm", 100, 1024, 2e8, 400.0, "unfused add + rmsnorm"),
+                                result("rmsnorm", 100, 2049, 2e8, 250.0), result("rmsnorm", 10, 1024, 2e6, 10.0)});
+  const json targets = {{"targets",
+                         {{{"text", "forward 0.93"},
+                           {"metric", "cold_fraction"},
+                           {"at_least", 0.93},
+                           {"ops", {"rmsnorm", "layernorm"}},
+                           {"d", {1024}},
+                           {"min_bytes", 1.28e8}}}}};
+  const std::string md = render(targets, bench);
+  INFO(md);
+  CHECK_THAT(md, has_substr("### forward 0.93: 1 of 2 reached (**short**)"));
+  CHECK_THAT(md, has_substr("| rmsnorm | bf16 | 100×1024 | 200 | 0.950 | reached |"));
+  CHECK_THAT(md, has_substr("| layernorm | bf16 | 100×1024 | 200 | 0.900 | **short** by 0.030 |"));
+  // Other impls, other widths and working sets under min_bytes are not the target's rows.
+  CHECK(md.find("400.0") == std::string::npos);
+  CHECK(md.find("100×2049") == std::string::npos);
+  CHECK(md.find("10×1024") == std::string::npos);
+  CHECK_THAT(md, has_substr("`b.json` (commit abc1234, copy ceiling 1000 GB/s)"));
+}
+
+TEST_CASE("targets: every row reached reads as reached; a target no row matches is not judged", "[report][targets]") {
+  const json bench = bench_doc({result("rmsnorm_bwd", 100, 1024, 2e8, 210.5)});
+  const json targets = {{"targets",
+                         {{{"text", "backward"}, {"metric", "cold_fraction"}, {"at_least", 0.75}, {"ops", {"rmsnorm_bwd"}}},
+                          {{"text", "nothing here"}, {"metric", "cold_fraction"}, {"at_least", 0.75}, {"ops", {"layernorm_bwd"}}}}}};
+  const std::string md = render(targets, bench);
+  INFO(md);
+  CHECK_THAT(md, has_substr("### backward: 1 of 1 reached\n"));
+  CHECK_THAT(md, has_substr("### nothing here: **not judged**: no row of the documents matches it"));
+  // A document that timed nothing (--resources) gives no rows.
+  json resources = bench;
+  resources["resources_only"] = true;
+  const std::string none = ladder::report::targets_markdown(ladder::report::parse_targets(targets), "t.json",
+                                                            {{"r.json", resources}}, json::object(), "");
+  CHECK_THAT(none, has_substr("### backward: **not judged**"));
+  CHECK_THAT(none, has_substr("no timed bench document"));
+}
+
+TEST_CASE("targets: ours against the fastest peer at each case, both flushes", "[report][targets]") {
+  const json bench = bench_doc({result("add_rmsnorm", 512, 32768, 1e8, 40.0), result("rmsnorm", 512, 4096, 1e8, 50.0),
+                                result("layernorm", 512, 4096, 1e8, 50.0)});
+  const json peers = {{"peers",
+                       {{{"op", "add_rmsnorm"}, {"dtype", "bf16"}, {"rows", 512}, {"d", 32768}, {"impl", "triton_row"},
+                         {"us", 39.0}, {"us_clean", 41.0}},
+                        {{"op", "add_rmsnorm"}, {"dtype", "bf16"}, {"rows", 512}, {"d", 32768}, {"impl", "torch_compile"},
+                         {"us", 60.0}, {"us_clean", 58.0}},
+                        {{"op", "rmsnorm"}, {"dtype", "bf16"}, {"rows", 512}, {"d", 4096}, {"impl", "torch_compile"},
+                         {"us", 80.0}, {"us_clean", 79.0}}}}};
+  const json targets = {{"targets", {{{"text", "peers"}, {"metric", "peers"}, {"at_most", 1.0}}}}};
+  const std::string md = render(targets, bench, peers);
+  INFO(md);
+  CHECK_THAT(md, has_substr("### peers: 1 of 2 reached (**short**)"));
+  CHECK_THAT(md, has_substr("| 40.00 | 39.00 (triton_row) | **behind by 2.6%** | 40.00 against 41.00 (triton_row): ahead by 2.4% |"));
+  CHECK_THAT(md, has_substr("| 50.00 | 80.00 (torch_compile) | ahead by 37.5% |"));
+  // A case no peer timed is not a peer row.
+  CHECK(md.find("layernorm") == std::string::npos);
+}
+
+TEST_CASE("targets: judged elsewhere lists its rows and says where it is judged", "[report][targets]") {
+  const json bench = bench_doc({result("rmsnorm", 1, 4096, 16384, 4.5)});
+  const json targets = {{"targets",
+                         {{{"text", "decode"}, {"metric", "elsewhere"}, {"judged_by", "Nsight Compute"},
+                           {"rows", {1}}, {"d", {4096}}}}}};
+  const std::string md = render(targets, bench);
+  INFO(md);
+  CHECK_THAT(md, has_substr("### decode: judged elsewhere: Nsight Compute"));
+  CHECK_THAT(md, has_substr("| rmsnorm | bf16 | 1×4096 | 0.02 | 4.50 | 4.50 |"));
+}
+
+TEST_CASE("targets: a malformed document names the target and the member", "[report][targets]") {
+  rejects(json::array(), "\"targets\" array");
+  rejects({{"targets", json::array()}}, "\"targets\" is empty");
+  rejects({{"targets", {7}}}, "targets[0]");
+  rejects({{"targets", {{{"metric", "cold_fraction"}, {"at_least", 0.9}}}}}, "targets[0].text");
+  rejects({{"targets", {{{"text", "x"}, {"metric", "speed"}}}}}, "targets[0].metric: expected cold_fraction, peers or elsewhere");
+  rejects({{"targets", {{{"text", "x"}, {"metric", "cold_fraction"}}}}}, "targets[0].at_least");
+  rejects({{"targets", {{{"text", "x"}, {"metric", "cold_fraction"}, {"at_least", "0.9"}}}}}, "targets[0].at_least: expected a number");
+  rejects({{"targets", {{{"text", "x"}, {"metric", "cold_fraction"}, {"at_least", -1}}}}}, "targets[0].at_least");
+  rejects({{"targets", {{{"text", "x"}, {"metric", "peers"}}}}}, "targets[0].at_most");
+  rejects({{"targets", {{{"text", "x"}, {"metric", "elsewhere"}}}}}, "targets[0].judged_by");
+  rejects({{"targets", {{{"text", "x"}, {"metric", "peers"}, {"at_most", 1}, {"at_least", 1}}}}}, "targets[0].at_least");
+  rejects({{"targets", {{{"text", "x"}, {"metric", "peers"}, {"at_most", 1}, {"opz", {"a"}}}}}}, "targets[0].opz: unknown member");
+  rejects({{"targets", {{{"text", "x"}, {"metric", "peers"}, {"at_most", 1}, {"ops", "rmsnorm"}}}}}, "targets[0].ops");
+  rejects({{"targets", {{{"text", "x"}, {"metric", "peers"}, {"at_most", 1}, {"d", {1.5}}}}}}, "targets[0].d: expected integers");
+  rejects({{"targets", {{{"text", "ok"}, {"metric", "peers"}, {"at_most", 1}},
+                        {{"text", "x"}, {"metric", "peers"}, {"at_most", 1}, {"min_bytes", -1}}}}},
+          "targets[1].min_bytes");
+}
+
+TEST_CASE("ladder report --targets puts the section first, and names a malformed targets file", "[report][targets][cli]") {
+  const std::string bench = temp_path("targets-bench.json"), good = temp_path("targets-good.json"),
+                    broken = temp_path("targets-broken.json"), out = temp_path("targets-report.md");
+  std::ofstream(bench) << bench_doc({result("rmsnorm", 100, 1024, 2e8, 210.5)}).dump();
+  std::ofstream(good) << json{{"targets", {{{"text", "fwd"}, {"metric", "cold_fraction"}, {"at_least", 0.93}}}}}.dump();
+  std::ofstream(broken) << json{{"targets", {{{"text", "fwd"}, {"metric", "fast"}}}}}.dump();
+  const Outcome ok = run_ladder("report --targets " + good + " --bench " + bench + " -o " + out);
+  INFO(ok.output);
+  REQUIRE(ok.exit_code == 0);
+  std::ifstream in(out);
+  const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto targets_at = md.find("## Against the targets"), bench_at = md.find("## Benchmarks");
+  CHECK(targets_at != std::string::npos);
+  CHECK(targets_at < bench_at);
+  CHECK_THAT(md, has_substr("### fwd: 1 of 1 reached"));
+  const Outcome bad = run_ladder("report --targets " + broken + " --bench " + bench + " -o " + out);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, has_substr(broken + ": targets[0].metric"));
+}
