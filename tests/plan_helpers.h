@@ -9,7 +9,6 @@
 
 #include "harness/checks/oracle_registry.h"
 #include "harness/kernels/catalog.h"
-#include "harness/kernels/plan_builder.h"
 #include "tests/catch.h"
 
 namespace ladder_test {
@@ -114,28 +113,11 @@ inline KernelLaunch entry_of(const KernelRef& ref, std::int64_t rows, std::int64
   return plan_checked(ref, {{"rows", rows}, {"d", d}}).front();
 }
 
-// Shapes every specialization is planned at for the coverage and compile checks: a small row
-// takes most builds; a row of 32768 at 512 rows takes those only wide rows reach (a wide block
-// that fills its bound, the staged schedules' two-stage fallbacks). schedule=flat instantiates
-// one build per d mod VEC: a ref with it is planned at one width of each (rows off the 16-byte
-// grid) instead.
-inline std::vector<Case> catalog_compile_shapes(const KernelRef& ref) {
-  const auto schedule = ref.variant.find("schedule");
-  if (schedule == ref.variant.end() || schedule->second != "flat")
-    return {{{"rows", 3}, {"d", 1000}}, {{"rows", 512}, {"d", 32768}}};
-  std::vector<Case> out;
-  for (std::int64_t d : ladder::kernels::detail::flat_compile_widths(ladder::size_of(ref.dtype)))
-    out.push_back({{"rows", 64}, {"d", d}});
-  return out;
-}
-
 // Every (source, name expression) that the plans of every specialization launch: what CI
-// compiles, and what kernels/README.md documents.
+// compiles, and what kernels/README.md documents (ladder::kernels::all_builds).
 inline std::set<std::pair<std::string, std::string>> catalog_entries() {
   std::set<std::pair<std::string, std::string>> out;
-  for (const auto& ref : ladder::kernels::all_specializations())
-    for (const auto& shape : catalog_compile_shapes(ref))
-      for (const auto& L : ladder::kernels::plan(ref, shape, kEps)) out.insert({L.source, L.entry});
+  for (const auto& b : ladder::kernels::all_builds()) out.insert({b.source, b.entry});
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "harness/checks/oracle_registry.h"
 #include "harness/kernels/catalog.h"
 #include "harness/kernels/plan_builder.h"
+#include "harness/report/build_resources.h"
 #include "harness/toolchain/driver.h"
 #include "harness/toolchain/nvrtc.h"
 #include "tests/catch.h"
@@ -325,7 +326,8 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
 }
 
 // Compiles each distinct (source, entry) of every specialization through the project's NVRTC
-// pipeline, for both target archs, on as many threads as the machine has.
+// pipeline, for both target archs, on as many threads as the machine has; reads every cubin's
+// registers and local memory, and holds kernels/README.md's table of them (sm_90) to this compile.
 TEST_CASE("every kernel specialization compiles with NVRTC for sm_90 and sm_80", "[kernels][nvrtc]") {
   ladder::toolchain::Nvrtc nvrtc;
   if (!nvrtc.available()) {
@@ -345,14 +347,18 @@ TEST_CASE("every kernel specialization compiles with NVRTC for sm_90 and sm_80",
   std::atomic<std::size_t> next{0};
   std::mutex mu;
   std::vector<std::string> failures;
+  std::vector<ladder::report::BuildResources> sm90;
   auto worker = [&] {
     for (std::size_t i = next++; i < jobs.size(); i = next++) {
       const auto r = nvrtc.compile(
           entry_request(jobs[i].source, texts.at(jobs[i].source), jobs[i].entry, jobs[i].arch));
-      if (!r.ok || r.lowered_name.empty()) {
-        std::lock_guard<std::mutex> lock(mu);
-        failures.push_back(jobs[i].entry + " for " + jobs[i].arch + ": " + r.error + "\n" + r.log);
-      }
+      const auto k = r.ok ? ladder::toolchain::kernel_resources(r.image, r.lowered_name)
+                          : ladder::toolchain::KernelResourcesResult{};
+      std::lock_guard<std::mutex> lock(mu);
+      if (!r.ok || r.lowered_name.empty() || !k.ok)
+        failures.push_back(jobs[i].entry + " for " + jobs[i].arch + ": " + (r.ok ? k.error : r.error + "\n" + r.log));
+      else if (jobs[i].arch == std::string("sm_90"))
+        sm90.push_back({jobs[i].entry, k.resources});
     }
   };
   const unsigned n = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
@@ -362,6 +368,31 @@ TEST_CASE("every kernel specialization compiles with NVRTC for sm_90 and sm_80",
   INFO(jobs.size() << " compiles");
   for (const auto& f : failures) FAIL_CHECK(f);
   CHECK(failures.empty());
+
+  // kernels/README.md's table of every build's registers and local memory, for the NVRTC its
+  // marker line names: what `ladder bench --resources --every-build` prints.
+  const std::string readme_path = ladder::kernels::kernels_dir() + "/README.md";
+  const std::string readme = read_file(readme_path);
+  const std::string marker = "<!-- every-build sm_90 NVRTC ";
+  const auto at = readme.find(marker);
+  if (at == std::string::npos) FAIL(readme_path << " has no line '" << marker << "X.Y -->' before its table of every build");
+  const auto version_end = readme.find(" -->", at);
+  const std::string documented_version = readme.substr(at + marker.size(), version_end - at - marker.size());
+  const auto v = nvrtc.version();
+  const std::string version = std::to_string(v.major) + "." + std::to_string(v.minor);
+  if (documented_version != version) {
+    WARN("kernels/README.md's table of every build is NVRTC " << documented_version << "'s; this is NVRTC "
+                                                               << version << ": not compared");
+    return;
+  }
+  const auto table_start = readme.find('\n', version_end) + 1;
+  const auto table_end = readme.find("\n\n", table_start);
+  const std::string documented = readme.substr(table_start, table_end - table_start + 1);
+  const std::string compiled = ladder::report::build_resources_markdown(sm90);
+  INFO("kernels/README.md's table of every build (sm_90) differs from this NVRTC's compile; regenerate it with "
+       "`ladder bench --resources --every-build` and paste the table under its marker line.\nCompiled:\n"
+       << compiled);
+  CHECK(documented == compiled);
 }
 
 // layernorm_bwd reads x and dy of 16-bit one-tile rows with ld.global.L1::no_allocate

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "harness/bench/bench_spec.h"
+#include "harness/cli/bench_builds.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/run_common.h"
 #include "harness/core/text.h"
@@ -46,7 +47,7 @@ void add_bench(CLI::App& app, int& exit_code) {
     std::vector<std::string> shapes, variants;
     int iters = 50;
     double timeout_s = 600;
-    bool resources = false;
+    bool resources = false, every_build = false;
   };
   auto st = std::make_shared<State>();
   cmd->add_option("kernels", st->ops, "ops to time (default: all in the default list)");
@@ -62,7 +63,20 @@ void add_bench(CLI::App& app, int& exit_code) {
                 "time nothing: compile each case's kernels for --arch (default sm_90) and report registers, local and "
                 "shared memory, blocks an SM and waves on that arch's reference device (H200; A100 for sm_8x); "
                 "needs no GPU");
+  cmd->add_flag("--every-build", st->every_build,
+                "with --resources: every kernel build the catalog plans, compiled for --arch (default sm_90); "
+                "registers and local memory a template at a time (--json: a build at a time); no cases, no GPU")
+      ->needs("--resources");
   cmd->callback([st, &exit_code] {
+    if (st->every_build) {
+      if (!st->ops.empty() || !st->shapes.empty() || !st->variants.empty() || !st->dtype.empty()) {
+        std::cerr << "ladder bench: --every-build takes every build; it has no kernels, --shape, --variant or --dtype\n";
+        exit_code = kExitHarness;
+        return;
+      }
+      exit_code = every_build_resources(st->arch, st->nvrtc, st->json_path);
+      return;
+    }
     std::vector<bench::BenchCase> cases;
     const std::set<std::string> wanted(st->ops.begin(), st->ops.end());
     std::set<std::string> seen;

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <functional>
+#include <set>
 #include <stdexcept>
 
 #include "harness/kernels/plan_builder.h"
@@ -259,6 +260,26 @@ std::vector<KernelRef> all_specializations() {
     }
   }
   return out;
+}
+
+std::vector<Build> all_builds() {
+  // A small row takes most builds; a row of 32768 at 512 rows those only wide rows reach (a wide
+  // block that fills its bound, the staged schedules' two-stage fallbacks). schedule=flat builds
+  // one kernel per d mod VEC: it is planned at one width of each (rows off the 16-byte grid).
+  const std::vector<Case> shapes{{{"rows", 3}, {"d", 1000}}, {{"rows", 512}, {"d", 32768}}};
+  const std::map<std::string, double> eps{{"eps", 1e-6}};
+  std::set<Build> builds;
+  for (const auto& ref : all_specializations()) {
+    const auto schedule = ref.variant.find("schedule");
+    std::vector<Case> cases = shapes;
+    if (schedule != ref.variant.end() && schedule->second == "flat") {
+      cases.clear();
+      for (std::int64_t d : detail::flat_compile_widths(size_of(ref.dtype))) cases.push_back({{"rows", 64}, {"d", d}});
+    }
+    for (const auto& c : cases)
+      for (const auto& L : plan(ref, c, eps)) builds.insert({L.source, L.entry});
+  }
+  return {builds.begin(), builds.end()};
 }
 
 std::string kernels_dir() {

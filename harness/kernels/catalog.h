@@ -33,6 +33,16 @@ std::vector<KernelLaunch> plan(const KernelRef& ref, const Case& c,
 // template axes and ITEMS, not shapes or devices, so it covers what a plan for any device picks.
 std::vector<KernelRef> all_specializations();
 
+// One kernel build: the source and name expression a plan launches.
+struct Build {
+  std::string source, entry;
+  bool operator<(const Build& o) const { return source != o.source ? source < o.source : entry < o.entry; }
+};
+
+// Every distinct build the plans of every specialization launch, each specialization planned at
+// shapes that reach all its builds: what the CI compiles and kernels/README.md documents.
+std::vector<Build> all_builds();
+
 // Absolute path of kernels/ (from the build's source dir, or $LADDER_KERNELS_DIR).
 std::string kernels_dir();
 
