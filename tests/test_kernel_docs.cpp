@@ -372,3 +372,75 @@ TEST_CASE("the CuPy examples in kernels/README.md launch entries that compile, w
     CHECK(got == want);
   }
 }
+
+namespace {
+
+// kernels/README.md's "Harness variants" table: op -> the keys its row names (`bulk_*` and
+// `phase_*` stand for every key with that prefix).
+std::map<std::string, std::set<std::string>> readme_variant_keys(const std::string& path) {
+  const std::string text = read_text(path);
+  const auto start = text.find("## Harness variants");
+  const auto end = text.find("\n## ", start + 1);
+  std::map<std::string, std::set<std::string>> out;
+  std::istringstream in(text.substr(start, end - start));
+  std::string line;
+  static const std::regex row(R"(^\| `(\w+)` \| (.*) \|$)");
+  static const std::regex key(R"(`([a-z_]+\*?)(?:=[^`]*)?`)");
+  std::smatch m;
+  while (std::getline(in, line))
+    if (std::regex_match(line, m, row)) {
+      const std::string cells = m[2].str();
+      for (auto it = std::sregex_iterator(cells.begin(), cells.end(), key); it != std::sregex_iterator(); ++it)
+        out[m[1].str()].insert((*it)[1].str());
+    }
+  return out;
+}
+
+// Whether op's planner reads `key`: a value no key takes gives any error but "unknown variant key".
+bool planner_reads(const std::string& op, const std::string& key) {
+  try {
+    ladder::kernels::plan({op, ladder::DType::BF16, {{key, "\x01"}}}, {{"rows", 64}, {"d", 4096}}, kEps);
+  } catch (const std::exception& e) {
+    return std::string(e.what()).find("unknown variant key") == std::string::npos;
+  }
+  return true;
+}
+
+bool documented(const std::set<std::string>& keys, const std::string& key) {
+  if (keys.count(key)) return true;
+  for (const auto& k : keys)
+    if (!k.empty() && k.back() == '*' && key.rfind(k.substr(0, k.size() - 1), 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("kernels/README.md's variant table names the keys each op's planner reads, and only those", "[kernels][docs]") {
+  ladder::register_builtin_oracles();
+  const std::string readme_path = ladder::kernels::kernels_dir() + "/README.md";
+  const auto table = readme_variant_keys(readme_path);
+  CHECK(table.size() >= 6);
+  // Keys a planner reads only to refuse them for its op (every value but auto is an error there).
+  const std::set<std::pair<std::string, std::string>> refused{
+      {"rmsnorm", "loop_passes"}, {"add_rmsnorm", "loop_passes"}, {"add_rmsnorm", "loop_hold"}};
+  std::set<std::string> every_key;
+  for (const auto& [op, keys] : table)
+    for (const auto& k : keys)
+      if (k.back() != '*') every_key.insert(k);
+  for (const auto& op : ladder::kernels::ops()) {
+    INFO(readme_path << ", op " << op);
+    const auto row = table.find(op);
+    CHECK(row != table.end());
+    if (row == table.end()) continue;
+    for (const auto& key : row->second) {
+      if (key.back() == '*' || key == "rows") continue;  // a prefix; column_sum's case symbol
+      INFO("the table names " << key << ", which the planner does not read");
+      CHECK(planner_reads(op, key));
+    }
+    for (const auto& key : every_key) {
+      if (!planner_reads(op, key) || documented(row->second, key)) continue;
+      INFO("the planner reads " << key << ", which the op's row does not name");
+      CHECK(refused.count({op, key}) == 1);
+    }
+  }
+}
