@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 #include <regex>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <string>
@@ -72,4 +73,21 @@ TEST_CASE("README.md names every option of every subcommand", "[cli][docs]") {
     }
   }
   CHECK(options >= 60);
+}
+
+TEST_CASE("README.md's layout names every folder of the harness and the tree", "[cli][docs]") {
+  std::ifstream in(source_path("README.md"));
+  REQUIRE(in);
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto start = readme.find("## Layout"), end = readme.find("\n## ", start + 1);
+  REQUIRE(start != std::string::npos);
+  const std::string layout = readme.substr(start, end - start);
+  std::vector<std::string> folders{"oracles/", "kernels/", "probes/", "fixtures/", "reports/", "tests/", "scripts/"};
+  for (const auto& f : std::filesystem::directory_iterator(source_path("harness")))
+    if (f.is_directory()) folders.push_back("harness/" + f.path().filename().string());
+  CHECK(folders.size() >= 18);
+  for (const auto& folder : folders) {
+    INFO("README.md's layout does not name " << folder);
+    CHECK(layout.find("`" + folder) != std::string::npos);
+  }
 }
