@@ -1,6 +1,9 @@
 #include "harness/ladder/manifest.h"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include "harness/ladder/launch.h"
 #include "harness/ladder/serialize.h"
@@ -120,4 +123,43 @@ TEST_CASE("the built-in ladders parse", "[manifest]") {
   for (const auto& r : lad.rungs)
     if (r.name == "p9_tree_no_barrier") p9 = r.expect == FailReason::Mismatch;
   CHECK(p9);
+}
+
+// probes/README.md gives the manifest format: every field the parser knows, at every level,
+// must be named there. The parser's own error for an unknown field lists the known ones.
+TEST_CASE("probes/README.md names every manifest field the parser knows", "[manifest][docs]") {
+  std::ifstream in(std::string(LADDER_SOURCE_DIR) + "/probes/README.md");
+  REQUIRE(in);
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto known_fields = [](const std::string& manifest) {
+    std::string message;
+    try {
+      parse_ladder(manifest, "t.json", "/base");
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    const auto at = message.find("(known: ");
+    INFO(message);
+    REQUIRE(at != std::string::npos);
+    std::vector<std::string> out;
+    std::string list = message.substr(at + 8, message.find(')', at) - at - 8), item;
+    std::istringstream items(list);
+    while (std::getline(items, item, ',')) out.push_back(item.substr(item.find_first_not_of(' ')));
+    return out;
+  };
+  const std::vector<std::pair<std::string, std::string>> levels{
+      {"the file", replace(kGood, R"("ladder": "t",)", R"("ladder": "t", "zz_unknown": 1,)")},
+      {"a rung", replace(kGood, R"("name": "r0",)", R"("name": "r0", "zz_unknown": 1,)")},
+      {"a buffer", replace(kGood, R"({"name": "x",)", R"({"name": "x", "zz_unknown": 1,)")},
+      {"a kernel", replace(replace(kGood, R"("source": "k.cu", "entry": "k",)",
+                                   R"("kernel": {"op": "rmsnorm", "dtype": "f32", "zz_unknown": 1},)"),
+                           R"("args": ["x", "y", {"i32": "d"}, {"f32": "eps"}],)", "")}};
+  std::size_t fields = 0;
+  for (const auto& [level, manifest] : levels)
+    for (const auto& field : known_fields(manifest)) {
+      ++fields;
+      INFO("probes/README.md does not name " << level << "'s field " << field);
+      CHECK((readme.find("`" + field + "`") != std::string::npos || readme.find("\"" + field + "\"") != std::string::npos));
+    }
+  CHECK(fields >= 30);
 }
