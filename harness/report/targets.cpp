@@ -87,7 +87,10 @@ Judged judge_fraction(const Target& t, const std::vector<const json*>& results) 
     const bool ok = f >= t.bound;
     ++j.matched;
     j.reached += ok ? 1 : 0;
-    j.rows += fmt::format("{} {:.3f} | {} |\n", case_cells(*r), f,
+    const std::string same_size = r->contains("cold_of_same_size_copy")
+                                      ? fmt::format("{:.3f}", (*r)["cold_of_same_size_copy"].get<double>())
+                                      : std::string("—");
+    j.rows += fmt::format("{} {:.3f} | {} | {} |\n", case_cells(*r), f, same_size,
                           ok ? std::string("reached") : fmt::format("**short** by {:.3f}", t.bound - f));
   }
   return j;
@@ -192,8 +195,10 @@ std::string targets_markdown(const std::vector<Target>& targets, const std::stri
   md += "Judged here from " + (sources.empty() ? std::string("no timed bench document") : sources) +
         (peers_path.empty() ? "" : fmt::format(" and `{}`", peers_path)) +
         ": every `ladder` row the target names, with the figure it is judged by. Cold: L2 flushed before each "
-        "launch; cold / copy: the fraction of the same run's copy ceiling. Nothing in this section is typed by hand; "
-        "why a row falls short is in the analysis below.\n\n";
+        "launch; cold / copy: the fraction of the same run's copy ceiling (a 2 GiB copy), which the targets use; "
+        "cold / same-size copy: the fraction of what a cold copy of the case's own bytes reached in the same run, "
+        "which pays the same fixed costs of a launch. Nothing in this section is typed by hand; why a row falls "
+        "short is in the analysis below.\n\n";
   for (const Target& t : targets) {
     std::vector<const json*> results;
     for (const json& doc : timed)
@@ -203,7 +208,8 @@ std::string targets_markdown(const std::vector<Target>& targets, const std::stri
     std::string head;
     if (t.metric == TargetMetric::ColdFraction) {
       j = judge_fraction(t, results);
-      head = "| op | dtype | rows × d | MB moved | cold / copy | |\n| --- | --- | --- | --- | --- | --- |\n";
+      head = "| op | dtype | rows × d | MB moved | cold / copy | cold / same-size copy | |\n"
+             "| --- | --- | --- | --- | --- | --- | --- |\n";
     } else if (t.metric == TargetMetric::Peers) {
       j = judge_peers(t, results, peers);
       head = "| op | dtype | rows × d | MB moved | ours cold µs | fastest peer cold µs | | clean µs: ours against the "
