@@ -22,7 +22,8 @@ TEST_CASE("every build's resources: a row a template, ranges, and the builds wit
       build("ladder::rmsnorm_fwd<__half, 8, 256, true>", 80, 16), build("ladder::column_sum<float>", 56, 0),
       build("ladder::column_sum<__half>", 56, 0),             build("ladder::rmsnorm_fwd_rows<float, 8, 4>", 64, 952),
       build("ladder::rmsnorm_fwd_rows<float, 6, 4>", 64, 736), build("ladder::rmsnorm_fwd_rows<float, 4, 4>", 64, 100),
-      build("ladder::rmsnorm_fwd_rows<float, 2, 4>", 62, 8),   build("ladder::rmsnorm_fwd_rows<float, 1, 4>", 32, 0)};
+      build("ladder::rmsnorm_fwd_rows<float, 2, 4>", 62, 8),   build("ladder::rmsnorm_fwd_rows<float, 1, 4>", 32, 0),
+      build("plain_kernel", 20, 0),                            build("probe<4>", 30, 0)};
   const std::string md = ladder::report::build_resources_markdown(builds);
   INFO(md);
   CHECK(md.rfind("| kernel | builds | registers | builds with local memory |\n| --- | --- | --- | --- |\n", 0) == 0);
@@ -31,6 +32,9 @@ TEST_CASE("every build's resources: a row a template, ranges, and the builds wit
                             "`<__half, 8, 256, true>` 16 B |\n"));
   CHECK_THAT(md, has_substr("| `rmsnorm_fwd_rows` | 5 | 32–64 | 4 (up to 952 B a thread): `<float, 8, 4>` 952 B, "
                             "`<float, 6, 4>` 736 B, `<float, 4, 4>` 100 B, 1 more |\n"));
+  // Names without a namespace or without arguments.
+  CHECK_THAT(md, has_substr("| `plain_kernel` | 1 | 20 | none |\n"));
+  CHECK_THAT(md, has_substr("| `probe` | 1 | 30 | none |\n"));
   // Rows in name order.
   CHECK(md.find("`column_sum`") < md.find("`rmsnorm_fwd`"));
   CHECK(md.find("`rmsnorm_fwd`") < md.find("`rmsnorm_fwd_rows`"));

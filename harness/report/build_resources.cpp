@@ -10,9 +10,10 @@ namespace ladder::report {
 std::string build_resources_markdown(const std::vector<BuildResources>& builds) {
   std::map<std::string, std::vector<const BuildResources*>> by_template;
   for (const auto& b : builds) {
-    const auto start = b.entry.rfind("::", b.entry.find('<')) , lt = b.entry.find('<');
-    const std::string name = b.entry.substr(start == std::string::npos ? 0 : start + 2,
-                                            lt == std::string::npos ? std::string::npos : lt - (start + 2));
+    // The template's name: between the last "::" before its arguments and the arguments.
+    const auto lt = b.entry.find('<'), colons = b.entry.rfind("::", lt);
+    const auto begin = colons == std::string::npos ? 0 : colons + 2;
+    const std::string name = b.entry.substr(begin, lt == std::string::npos ? std::string::npos : lt - begin);
     by_template[name].push_back(&b);
   }
   std::string md = "| kernel | builds | registers | builds with local memory |\n| --- | --- | --- | --- |\n";
