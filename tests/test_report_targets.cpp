@@ -62,6 +62,18 @@ TEST_CASE("targets: each row judged against its bound, short rows by how much", 
   CHECK_THAT(md, has_substr("`b.json` (commit abc1234, copy ceiling 1000 GB/s)"));
 }
 
+TEST_CASE("targets: a case the bench could not time counts as not reached", "[report][targets]") {
+  json failed = result("rmsnorm", 100, 1024, 2e8, 0.0);
+  failed.erase("cold_us");
+  failed["error"] = "launch failed";
+  const json bench = bench_doc({result("rmsnorm", 200, 1024, 2e8, 210.5), failed});
+  const json targets = {{"targets", {{{"text", "fwd"}, {"metric", "cold_fraction"}, {"at_least", 0.93}}}}};
+  const std::string md = render(targets, bench);
+  INFO(md);
+  CHECK_THAT(md, has_substr("### fwd: 1 of 2 reached (**short**)"));
+  CHECK_THAT(md, has_substr("| rmsnorm | bf16 | 100×1024 | 200 | — | — | **not timed**: launch failed |"));
+}
+
 TEST_CASE("targets: every row reached reads as reached; a target no row matches is not judged", "[report][targets]") {
   const json bench = bench_doc({result("rmsnorm_bwd", 100, 1024, 2e8, 210.5)});
   const json targets = {{"targets",

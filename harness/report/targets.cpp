@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <stdexcept>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -47,7 +48,7 @@ bool admits(const std::vector<T>& allowed, const T& value) {
 }
 
 bool matches(const Target& t, const json& r) {
-  return r.value("impl", "") == "ladder" && !r.contains("error") && admits(t.ops, r.value("op", std::string())) &&
+  return r.value("impl", "") == "ladder" && admits(t.ops, r.value("op", std::string())) &&
          admits(t.dtypes, r.value("dtype", std::string())) && admits(t.rows, r.value("rows", 0L)) &&
          admits(t.d, r.value("d", 0L)) && r.value("bytes", 0.0) >= t.min_bytes;
 }
@@ -83,9 +84,13 @@ struct Judged {
 Judged judge_fraction(const Target& t, const std::vector<const json*>& results) {
   Judged j;
   for (const json* r : results) {
+    ++j.matched;
+    if (r->contains("error")) {  // a case the bench could not time is not reached
+      j.rows += fmt::format("{} — | — | **not timed**: {} |\n", case_cells(*r), r->value("error", ""));
+      continue;
+    }
     const double f = r->value("cold_fraction", 0.0);
     const bool ok = f >= t.bound;
-    ++j.matched;
     j.reached += ok ? 1 : 0;
     const std::string same_size = r->contains("cold_of_same_size_copy")
                                       ? fmt::format("{:.3f}", (*r)["cold_of_same_size_copy"].get<double>())
@@ -101,6 +106,12 @@ Judged judge_peers(const Target& t, const std::vector<const json*>& results, con
   for (const json* r : results) {
     const json* peer = best_peer(peers, *r, "us");
     if (peer == nullptr) continue;
+    if (r->contains("error")) {  // a peer timed it and we could not
+      ++j.matched;
+      j.rows += fmt::format("{} **not timed**: {} | {:.2f} ({}) | | |\n", case_cells(*r), r->value("error", ""),
+                            peer->value("us", 0.0), peer->value("impl", ""));
+      continue;
+    }
     const double ours = r->value("cold_us", 0.0), theirs = peer->value("us", 0.0);
     const bool ok = ours <= t.bound * theirs;
     const json* clean_peer = best_peer(peers, *r, "us_clean");
@@ -122,7 +133,10 @@ Judged list_elsewhere(const std::vector<const json*>& results) {
   Judged j;
   for (const json* r : results) {
     ++j.matched;
-    j.rows += fmt::format("{} {:.2f} | {:.2f} |\n", case_cells(*r), r->value("cold_us", 0.0), r->value("hot_us", 0.0));
+    if (r->contains("error"))
+      j.rows += fmt::format("{} **not timed**: {} | |\n", case_cells(*r), r->value("error", ""));
+    else
+      j.rows += fmt::format("{} {:.2f} | {:.2f} |\n", case_cells(*r), r->value("cold_us", 0.0), r->value("hot_us", 0.0));
   }
   return j;
 }
