@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/verdict.h"
 #include "tests/catch.h"
 #include "tests/cli_helpers.h"
 
@@ -89,5 +90,36 @@ TEST_CASE("README.md's layout names every folder of the harness and the tree", "
   for (const auto& folder : folders) {
     INFO("README.md's layout does not name " << folder);
     CHECK(layout.find("`" + folder) != std::string::npos);
+  }
+}
+
+TEST_CASE("README.md's verdict section and probes/README.md's expect field name every verdict and reason",
+          "[cli][docs][verdict]") {
+  auto read = [](const std::string& rel) {
+    std::ifstream in(source_path(rel));
+    REQUIRE(in);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string readme = read("README.md"), probes = read("probes/README.md");
+  const auto start = readme.find("### Verdicts and exit codes"), end = readme.find("\n## ", start);
+  REQUIRE(start != std::string::npos);
+  const std::string verdicts = readme.substr(start, end - start);
+  using ladder::FailReason;
+  using ladder::Verdict;
+  for (auto v : {Verdict::Pass, Verdict::Fail, Verdict::XFail, Verdict::XPass, Verdict::Skipped, Verdict::Unsupported,
+                 Verdict::Unresolved}) {
+    INFO("README.md's verdict section does not name " << ladder::label(v));
+    CHECK(verdicts.find("`" + std::string(ladder::label(v))) != std::string::npos);
+  }
+  const auto expect_row = probes.find("| `expect` |");
+  REQUIRE(expect_row != std::string::npos);
+  const std::string expect = probes.substr(expect_row, probes.find('\n', expect_row) - expect_row);
+  for (auto r : {FailReason::Compile, FailReason::Load, FailReason::Launch, FailReason::Crash, FailReason::Timeout,
+                 FailReason::Unwritten, FailReason::Redzone, FailReason::Clobbered, FailReason::Mismatch,
+                 FailReason::Nondeterministic}) {
+    const std::string reason = "`" + std::string(ladder::label(r)) + "`";
+    INFO("the reason " << reason << " is not named in README.md's verdict section or probes/README.md's expect row");
+    CHECK(verdicts.find(reason) != std::string::npos);
+    CHECK(expect.find(reason) != std::string::npos);
   }
 }
