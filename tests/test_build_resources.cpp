@@ -1,8 +1,12 @@
 // The table of every build's registers and local memory (kernels/README.md, `ladder bench
 // --resources --every-build`): one row a template, its builds, register range and the builds
-// that hold local memory, the most first.
+// that hold local memory, the most first; and two such documents compared build by build.
+#include <algorithm>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "harness/report/build_resources.h"
 #include "tests/catch.h"
@@ -49,4 +53,51 @@ TEST_CASE("ladder bench --every-build takes every build and nothing else", "[rep
   CHECK_THAT(shaped.output, has_substr("--every-build takes every build"));
   const Outcome op = run_ladder("bench rmsnorm --resources --every-build");
   CHECK(op.exit_code == 2);
+}
+
+namespace {
+nlohmann::json every_build_doc(const std::string& nvrtc, nlohmann::json builds) {
+  return {{"tool", "ladder-bench"}, {"every_build", true}, {"arch", "sm_90"}, {"nvrtc_version", nvrtc},
+          {"commit", "abc"},        {"builds", std::move(builds)}};
+}
+nlohmann::json one(const std::string& entry, int registers, int local) {
+  return {{"entry", entry}, {"registers", registers}, {"local_bytes", local}, {"static_shared_bytes", 256}};
+}
+}  // namespace
+
+TEST_CASE("two every-build documents: the builds that moved, went or came", "[report][resources]") {
+  const auto before = every_build_doc("12.9", {one("k<1>", 40, 0), one("k<2>", 64, 0), one("k<3>", 32, 0), one("gone<1>", 10, 0)});
+  const auto after = every_build_doc("13.0", {one("k<1>", 40, 0), one("k<2>", 64, 16), one("k<3>", 30, 0), one("new<1>", 10, 0)});
+  const auto changes = ladder::report::compare_builds(before, after);
+  REQUIRE(changes.size() == 4);
+  const std::string table = ladder::report::build_compare_table(changes, before, after);
+  INFO(table);
+  CHECK_THAT(table, has_substr("2 builds moved, 1 only before, 1 only after"));
+  CHECK_THAT(table, has_substr("| `k<2>` | 64 | **0 -> 16** B | 256 B |"));
+  CHECK_THAT(table, has_substr("| `k<3>` | **32 -> 30** | 0 B | 256 B |"));
+  CHECK_THAT(table, has_substr("- `gone<1>`: only before (not compiled after: compare fails)"));
+  CHECK_THAT(table, has_substr("- `new<1>`: only after"));
+  CHECK(table.find("`k<1>`") == std::string::npos);
+  CHECK(std::count_if(changes.begin(), changes.end(), [](const auto& c) { return c.lost(); }) == 1);
+  CHECK_THROWS_WITH(ladder::report::compare_builds(every_build_doc("13.0", {{{"entry", "k<1>"}}}), after),
+                    has_substr("builds[0].registers"));
+}
+
+TEST_CASE("ladder compare on every-build documents: exit 1 only for a build lost", "[report][resources][cli]") {
+  const std::string a = temp_path("every-a.json"), b = temp_path("every-b.json"), c = temp_path("every-c.json"),
+                    bench = temp_path("every-bench.json");
+  std::ofstream(a) << every_build_doc("12.9", {one("k<1>", 40, 0), one("k<2>", 64, 0)}).dump();
+  std::ofstream(b) << every_build_doc("13.0", {one("k<1>", 48, 0), one("k<2>", 64, 0), one("k<3>", 64, 0)}).dump();
+  std::ofstream(c) << every_build_doc("13.0", {one("k<1>", 40, 0)}).dump();
+  std::ofstream(bench) << nlohmann::json{{"tool", "ladder-bench"}, {"results", nlohmann::json::array()}}.dump();
+  const Outcome moved = run_ladder("compare " + a + " " + b);
+  INFO(moved.output);
+  CHECK(moved.exit_code == 0);
+  CHECK_THAT(moved.output, has_substr("| `k<1>` | **40 -> 48** |"));
+  const Outcome lost = run_ladder("compare " + a + " " + c);
+  CHECK(lost.exit_code == 1);
+  CHECK_THAT(lost.output, has_substr("`k<2>`: only before"));
+  const Outcome mixed = run_ladder("compare " + a + " " + bench);
+  CHECK(mixed.exit_code == 2);
+  CHECK_THAT(mixed.output, has_substr(bench + ": not an every-build document"));
 }

@@ -1,10 +1,13 @@
 // `ladder compare OLD.json NEW.json`: which rung regressed between two runs, at which stage,
 // and by how much (exit 1 when any rung regressed); or, for two bench documents, each case's
-// times before and after (exit 1 when a case timed before is not timed after).
+// times before and after (exit 1 when a case timed before is not timed after); or, for two
+// every-build documents, the builds whose registers or memory moved (exit 1 when a build compiled
+// before is not compiled after).
 #include <iostream>
 
 #include "harness/cli/commands.h"
 #include "harness/report/bench_compare.h"
+#include "harness/report/build_resources.h"
 #include "harness/report/compare.h"
 
 namespace ladder::cli {
@@ -19,6 +22,25 @@ void add_compare(CLI::App& app, int& exit_code) {
   cmd->callback([files, across, &exit_code] {
     try {
       const nlohmann::json a = read_json_file((*files)[0]), b = read_json_file((*files)[1]);
+      if (report::is_every_build_document(a) || report::is_every_build_document(b)) {
+        for (std::size_t i = 0; i < 2; ++i)
+          if (!report::is_every_build_document(i == 0 ? a : b))
+            throw std::runtime_error((*files)[i] + ": not an every-build document (ladder bench --resources "
+                                                   "--every-build --json), as the other is");
+        if (*across) throw std::invalid_argument("--across-variants compares bench documents' cases; these list builds");
+        for (std::size_t i = 0; i < 2; ++i) {
+          try {
+            report::check_every_build_document(i == 0 ? a : b);
+          } catch (const std::exception& e) {
+            throw std::runtime_error((*files)[i] + ": " + e.what());
+          }
+        }
+        const auto changes = report::compare_builds(a, b);
+        std::cout << report::build_compare_table(changes, a, b);
+        exit_code = std::any_of(changes.begin(), changes.end(), [](const auto& c) { return c.lost(); }) ? kExitFailure
+                                                                                                        : kExitOk;
+        return;
+      }
       if (is_bench_document(a) || is_bench_document(b)) {
         for (std::size_t i = 0; i < 2; ++i)
           if (!is_bench_document(i == 0 ? a : b))

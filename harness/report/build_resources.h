@@ -2,9 +2,13 @@
 // registers' range, and which hold local memory (spills or local arrays). kernels/README.md
 // carries this table for sm_90 and the NVRTC the CI compiles with; the CI's compile of every
 // build checks it, so a change that adds a spill or moves a template's registers shows there.
+// Two every-build documents (two NVRTCs, or two commits) compare build by build.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "harness/toolchain/cubin_resources.h"
 
@@ -19,5 +23,25 @@ struct BuildResources {
 // The last cell is "none", or the count with the most bytes a thread and up to three of the
 // builds. The header line is part of it.
 std::string build_resources_markdown(const std::vector<BuildResources>& builds);
+
+
+// Whether `doc` is what `ladder bench --resources --every-build --json` writes.
+bool is_every_build_document(const nlohmann::json& doc);
+
+// One build whose numbers differ between two every-build documents, or that only one has.
+struct BuildChange {
+  std::string entry;
+  std::optional<toolchain::KernelResources> before, after;
+  bool lost() const { return before && !after; }  // compiled before, not after: compare fails
+};
+
+// Reads every build of `doc` as compare_builds does, alone, so that an error can name its file.
+void check_every_build_document(const nlohmann::json& doc);
+
+// The builds that moved (registers, local or static shared memory), appeared or went, in entry
+// order. Throws std::runtime_error naming the member at fault in a malformed document.
+std::vector<BuildChange> compare_builds(const nlohmann::json& before, const nlohmann::json& after);
+std::string build_compare_table(const std::vector<BuildChange>& changes, const nlohmann::json& before,
+                                const nlohmann::json& after);
 
 }  // namespace ladder::report
