@@ -162,3 +162,19 @@ TEST_CASE("ladder report --targets puts the section first, and names a malformed
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.output, has_substr(broken + ": targets[0].metric"));
 }
+
+TEST_CASE("the report's own targets document parses, and covers the issue's targets", "[report][targets]") {
+  std::ifstream in(source_path("reports/h200/targets.json"));
+  REQUIRE(in);
+  const auto targets = ladder::report::parse_targets(json::parse(in));
+  CHECK(targets.size() >= 5);
+  int fractions = 0, peers = 0, elsewhere = 0;
+  for (const auto& t : targets) {
+    fractions += t.metric == ladder::report::TargetMetric::ColdFraction;
+    peers += t.metric == ladder::report::TargetMetric::Peers;
+    elsewhere += t.metric == ladder::report::TargetMetric::Elsewhere;
+  }
+  CHECK(fractions == 3);
+  CHECK(peers == 1);
+  CHECK(elsewhere == 1);
+}
