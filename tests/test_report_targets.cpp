@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/report/bench_markdown.h"
 #include "harness/report/targets.h"
 #include "tests/catch.h"
 #include "tests/cli_helpers.h"
@@ -25,7 +26,8 @@ json bench_doc(json results) {
 }
 
 std::string render(const json& targets, const json& bench, const json& peers = json::object()) {
-  return ladder::report::targets_markdown(ladder::report::parse_targets(targets), "t.json", {{"b.json", bench}}, peers,
+  return ladder::report::targets_markdown(ladder::report::parse_targets(targets), "t.json",
+                                          {{"b.json", ladder::bench::annotate(bench)}}, peers,
                                           peers.empty() ? "" : "p.json");
 }
 

@@ -84,13 +84,18 @@ void add_report(CLI::App& app, int& exit_code) {
           throw std::runtime_error(path + ": " + e.what());
         }
       };
+      // Each bench and peers document is read once, for the targets and for its own tables. The
+      // bench documents are annotated (GB/s, fractions of the ceiling) here, so that an error in
+      // one is given with its file's name.
+      std::vector<std::pair<std::string, nlohmann::json>> benches;
+      for (const auto& b : st->benches)
+        benches.emplace_back(b, from_file(b, [&] { return bench::annotate(read_json_file(b)); }));
+      nlohmann::json peers = nlohmann::json::object();
+      std::string peers_file;
+      for (const auto& p : st->peers) peers = read_json_file(peers_file = p);
       if (!st->targets.empty()) {
-        std::vector<std::pair<std::string, nlohmann::json>> benches;
-        for (const auto& b : st->benches)
-          benches.emplace_back(b, from_file(b, [&] { return bench::annotate(read_json_file(b)); }));
-        const nlohmann::json peers = st->peers.empty() ? nlohmann::json::object() : read_json_file(st->peers.back());
         const auto targets = from_file(st->targets, [&] { return report::parse_targets(read_json_file(st->targets)); });
-        md += report::targets_markdown(targets, st->targets, benches, peers, st->peers.empty() ? "" : st->peers.back());
+        md += report::targets_markdown(targets, st->targets, benches, peers, peers_file);
       }
       for (const auto& path : st->runs) {
         const RunDocument doc = load_run_document(path);
@@ -98,16 +103,10 @@ void add_report(CLI::App& app, int& exit_code) {
           return markdown_run_section(doc, fmt::format("{} (`{}`)", doc.ladder_name, path)) + overhead_section(doc);
         });
       }
-      nlohmann::json peers = nlohmann::json::object();
-      std::string peers_file;
-      for (const auto& p : st->peers) peers = read_json_file(peers_file = p);
       // The peers' table is made first: the bench tables read the same peer fields, and an error
       // in them belongs to the peers' file.
       const std::string peers_md = peers.empty() ? "" : from_file(peers_file, [&] { return peers_markdown(peers); });
-      for (const auto& b : st->benches) {
-        const nlohmann::json bench = read_json_file(b);
-        md += from_file(b, [&] { return bench_markdown(bench, b, peers); });
-      }
+      for (const auto& [path, bench] : benches) md += from_file(path, [&] { return bench_markdown(bench, path, peers); });
       md += peers_md;
       for (const auto& v : st->verbatim) {
         std::ifstream in(v);

@@ -146,6 +146,16 @@ std::string peers_markdown(const json& peers) {
   return md + "\n";
 }
 
+const json* fastest_peer(const json& peers, const json& result, const char* key) {
+  const json* best = nullptr;
+  for (const auto& p : array_member(peers, "peers"))
+    if (p.value("op", "") == result.value("op", "") && p.value("dtype", "") == result.value("dtype", "") &&
+        p.value("rows", 0L) == result.value("rows", 0L) && p.value("d", 0L) == result.value("d", 0L) &&
+        p.value(key, 0.0) > 0 && (best == nullptr || p.value(key, 0.0) < best->value(key, 0.0)))
+      best = &p;
+  return best;
+}
+
 std::string bench_markdown(const json& bench, const std::string& path, const json& peers) {
   std::string md = fmt::format("## Benchmarks (`{}`)\n\n", path);
   md += fmt::format("- command: `{}`; date: {}; commit: {}\n", bench.value("command", ""), bench.value("date", ""),
@@ -176,18 +186,9 @@ std::string bench_markdown(const json& bench, const std::string& path, const jso
                         r.value("error", ""));
       continue;
     }
-    // The fastest peer at this case, by one of its timings ("us": dirty flush, "us_clean").
     auto best_peer = [&](const char* key) {
-      std::string best;
-      double best_us = 0;
-      if (peers.contains("peers"))
-        for (const auto& p : peers["peers"])
-          if (p.value("op", "") == op && p.value("dtype", "") == dtype && p.value("rows", 0L) == rows &&
-              p.value("d", 0L) == d && p.value(key, 0.0) > 0 && (best.empty() || p.value(key, 0.0) < best_us)) {
-            best_us = p.value(key, 0.0);
-            best = p.value("impl", "");
-          }
-      return best.empty() ? std::string("—") : fmt::format("{:.2f} ({})", best_us, best);
+      const json* p = fastest_peer(peers, r, key);
+      return p == nullptr ? std::string("—") : fmt::format("{:.2f} ({})", p->value(key, 0.0), p->value("impl", ""));
     };
     const double clean = r.value("cold_clean_us", 0.0);
     md += fmt::format("| {} | {} | {}×{} | {} | {:.2f} | {:.2f} | {:.0f} | {:.3f} | {:.3f} | {} | {} | {} | {} |\n", op, dtype, rows,

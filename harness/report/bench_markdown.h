@@ -17,6 +17,9 @@ std::string resources_terminal_table(const nlohmann::json& doc);
 }  // namespace ladder::bench
 
 namespace ladder {
+// The fastest peer timing of the peers document at a bench result's case (op, dtype, rows, d), by
+// one of its timings ("us": the usual flush, "us_clean"), or null where no peer timed it.
+const nlohmann::json* fastest_peer(const nlohmann::json& peers, const nlohmann::json& result, const char* key);
 std::string bench_markdown(const nlohmann::json& bench, const std::string& path, const nlohmann::json& peers);
 std::string peers_markdown(const nlohmann::json& peers);
 // The same launches as a markdown table ("" where no result has them).

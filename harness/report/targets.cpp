@@ -59,17 +59,6 @@ std::string case_cells(const json& r) {
                      r.value("d", 0L), mb < 10 ? fmt::format("{:.2f}", mb) : fmt::format("{:.0f}", mb));
 }
 
-// The fastest peer at r's case by one of its timings ("us": the usual flush, "us_clean").
-const json* best_peer(const json& peers, const json& r, const char* key) {
-  const json* best = nullptr;
-  for (const auto& p : array_member(peers, "peers"))
-    if (p.value("op", "") == r.value("op", "") && p.value("dtype", "") == r.value("dtype", "") &&
-        p.value("rows", 0L) == r.value("rows", 0L) && p.value("d", 0L) == r.value("d", 0L) &&
-        p.value(key, 0.0) > 0 && (best == nullptr || p.value(key, 0.0) < (*best).value(key, 0.0)))
-      best = &p;
-  return best;
-}
-
 // Ours against a peer's time: "ahead by x%" or "behind by x%" of the peer's time.
 std::string against(double ours, double theirs) {
   const double pct = 100.0 * (theirs - ours) / theirs;
@@ -104,7 +93,7 @@ Judged judge_fraction(const Target& t, const std::vector<const json*>& results) 
 Judged judge_peers(const Target& t, const std::vector<const json*>& results, const json& peers) {
   Judged j;
   for (const json* r : results) {
-    const json* peer = best_peer(peers, *r, "us");
+    const json* peer = fastest_peer(peers, *r, "us");
     if (peer == nullptr) continue;
     if (r->contains("error")) {  // a peer timed it and we could not
       ++j.matched;
@@ -114,7 +103,7 @@ Judged judge_peers(const Target& t, const std::vector<const json*>& results, con
     }
     const double ours = r->value("cold_us", 0.0), theirs = peer->value("us", 0.0);
     const bool ok = ours <= t.bound * theirs;
-    const json* clean_peer = best_peer(peers, *r, "us_clean");
+    const json* clean_peer = fastest_peer(peers, *r, "us_clean");
     const double ours_clean = r->value("cold_clean_us", 0.0);
     const std::string clean =
         clean_peer != nullptr && ours_clean > 0
@@ -196,11 +185,11 @@ std::vector<Target> parse_targets(const json& doc) {
 std::string targets_markdown(const std::vector<Target>& targets, const std::string& targets_path,
                              const std::vector<std::pair<std::string, json>>& benches, const json& peers,
                              const std::string& peers_path) {
-  std::vector<json> timed;
+  std::vector<const json*> timed;
   std::string sources;
   for (const auto& [path, doc] : benches) {
     if (doc.value("resources_only", false)) continue;
-    timed.push_back(bench::annotate(doc));
+    timed.push_back(&doc);
     sources += (sources.empty() ? "" : ", ") + fmt::format("`{}` (commit {}, copy ceiling {:.0f} GB/s)", path,
                                                           doc.value("commit", std::string("?")),
                                                           doc.contains("copy") ? doc["copy"].value("gbps", 0.0) : 0.0);
@@ -215,8 +204,8 @@ std::string targets_markdown(const std::vector<Target>& targets, const std::stri
         "short is in the analysis below.\n\n";
   for (const Target& t : targets) {
     std::vector<const json*> results;
-    for (const json& doc : timed)
-      for (const auto& r : array_member(doc, "results"))
+    for (const json* doc : timed)
+      for (const auto& r : array_member(*doc, "results"))
         if (matches(t, r)) results.push_back(&r);
     Judged j;
     std::string head;

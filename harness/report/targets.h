@@ -34,8 +34,9 @@ struct Target {
 // target's index and the member at fault.
 std::vector<Target> parse_targets(const nlohmann::json& doc);
 
-// The "Against the targets" section: one table a target. `benches` are (path, document) pairs;
-// documents that timed nothing (`--resources`) are passed over. `peers` may be empty.
+// The "Against the targets" section: one table a target. `benches` are (path, document) pairs,
+// each annotated (bench::annotate: its fractions of the copy ceiling); documents that timed
+// nothing (`--resources`) are passed over. `peers` may be empty.
 std::string targets_markdown(const std::vector<Target>& targets, const std::string& targets_path,
                              const std::vector<std::pair<std::string, nlohmann::json>>& benches,
                              const nlohmann::json& peers, const std::string& peers_path);
