@@ -22,41 +22,41 @@ void add_compare(CLI::App& app, int& exit_code) {
   cmd->callback([files, across, &exit_code] {
     try {
       const nlohmann::json a = read_json_file((*files)[0]), b = read_json_file((*files)[1]);
-      if (report::is_every_build_document(a) || report::is_every_build_document(b)) {
+      // Whether the documents are of the kind `is_kind` tells: both are, or neither; one alone is
+      // an error naming the other file.
+      auto both_of_kind = [&](auto is_kind, const std::string& kind) {
+        if (!is_kind(a) && !is_kind(b)) return false;
         for (std::size_t i = 0; i < 2; ++i)
-          if (!report::is_every_build_document(i == 0 ? a : b))
-            throw std::runtime_error((*files)[i] + ": not an every-build document (ladder bench --resources "
-                                                   "--every-build --json), as the other is");
-        if (*across) throw std::invalid_argument("--across-variants compares bench documents' cases; these list builds");
+          if (!is_kind(i == 0 ? a : b)) throw std::runtime_error((*files)[i] + ": not " + kind + ", as the other is");
+        return true;
+      };
+      // Reads each document whole before comparing, so that an error is given with its file's name.
+      auto check_each = [&](auto check) {
         for (std::size_t i = 0; i < 2; ++i) {
           try {
-            report::check_every_build_document(i == 0 ? a : b);
+            check(i == 0 ? a : b);
           } catch (const std::exception& e) {
             throw std::runtime_error((*files)[i] + ": " + e.what());
           }
         }
+      };
+      auto lost_any = [](const auto& changes) {
+        return std::any_of(changes.begin(), changes.end(), [](const auto& c) { return c.lost(); });
+      };
+      if (both_of_kind(report::is_every_build_document,
+                       "an every-build document (ladder bench --resources --every-build --json)")) {
+        if (*across) throw std::invalid_argument("--across-variants compares bench documents' cases; these list builds");
+        check_each(report::check_every_build_document);
         const auto changes = report::compare_builds(a, b);
         std::cout << report::build_compare_table(changes, a, b);
-        exit_code = std::any_of(changes.begin(), changes.end(), [](const auto& c) { return c.lost(); }) ? kExitFailure
-                                                                                                        : kExitOk;
+        exit_code = lost_any(changes) ? kExitFailure : kExitOk;
         return;
       }
-      if (is_bench_document(a) || is_bench_document(b)) {
-        for (std::size_t i = 0; i < 2; ++i)
-          if (!is_bench_document(i == 0 ? a : b))
-            throw std::runtime_error((*files)[i] + ": not a bench document (ladder bench --json), as the other is");
-        for (std::size_t i = 0; i < 2; ++i) {
-          try {
-            check_bench_document(i == 0 ? a : b);
-          } catch (const std::exception& e) {
-            throw std::runtime_error((*files)[i] + ": " + e.what());
-          }
-        }
+      if (both_of_kind(is_bench_document, "a bench document (ladder bench --json)")) {
+        check_each(check_bench_document);
         const auto changes = compare_benches(a, b, *across);
         std::cout << bench_compare_table(changes, a, b);
-        exit_code = std::any_of(changes.begin(), changes.end(), [](const BenchChange& c) { return c.lost(); })
-                        ? kExitFailure
-                        : kExitOk;
+        exit_code = lost_any(changes) ? kExitFailure : kExitOk;
         return;
       }
       if (*across) throw std::invalid_argument("--across-variants compares bench documents; these are run documents");
