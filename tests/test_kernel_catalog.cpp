@@ -1,18 +1,16 @@
 // The production-kernel catalog: plan() geometry and arguments, its refusals, the oracles it
 // names, and (where NVRTC loads) that every specialization compiles for sm_90 and sm_80.
 #include <algorithm>
-#include <atomic>
 #include <fstream>
 #include <limits>
-#include <mutex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include "harness/checks/oracle_registry.h"
 #include "harness/kernels/catalog.h"
 #include "harness/kernels/plan_builder.h"
+#include "harness/bench/every_build.h"
 #include "harness/report/build_resources.h"
 #include "harness/toolchain/driver.h"
 #include "harness/toolchain/nvrtc.h"
@@ -334,40 +332,18 @@ TEST_CASE("every kernel specialization compiles with NVRTC for sm_90 and sm_80",
     WARN("NVRTC not available: " << nvrtc.load_error());
     return;
   }
-  const auto jobs_set = catalog_entries();
-  struct Job { std::string source, entry, arch; };
-  std::vector<Job> jobs;
-  for (const auto& [source, entry] : jobs_set)
-    for (const char* arch : {"sm_90", "sm_80"}) jobs.push_back({source, entry, arch});
-
-  std::map<std::string, std::string> texts;
-  for (const auto& [source, entry] : jobs_set)
-    if (!texts.count(source)) texts[source] = read_file(source);
-
-  std::atomic<std::size_t> next{0};
-  std::mutex mu;
-  std::vector<std::string> failures;
+  // The same compile as `ladder bench --resources --every-build`, once for each arch.
   std::vector<ladder::report::BuildResources> sm90;
-  auto worker = [&] {
-    for (std::size_t i = next++; i < jobs.size(); i = next++) {
-      const auto r = nvrtc.compile(
-          entry_request(jobs[i].source, texts.at(jobs[i].source), jobs[i].entry, jobs[i].arch));
-      const auto k = r.ok ? ladder::toolchain::kernel_resources(r.image, r.lowered_name)
-                          : ladder::toolchain::KernelResourcesResult{};
-      std::lock_guard<std::mutex> lock(mu);
-      if (!r.ok || r.lowered_name.empty() || !k.ok)
-        failures.push_back(jobs[i].entry + " for " + jobs[i].arch + ": " + (r.ok ? k.error : r.error + "\n" + r.log));
-      else if (jobs[i].arch == std::string("sm_90"))
-        sm90.push_back({jobs[i].entry, k.resources});
-    }
-  };
-  const unsigned n = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < n; ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
-  INFO(jobs.size() << " compiles");
-  for (const auto& f : failures) FAIL_CHECK(f);
-  CHECK(failures.empty());
+  std::size_t compiles = 0;
+  for (const char* arch : {"sm_90", "sm_80"}) {
+    const auto every = ladder::bench::compile_every_build(nvrtc, arch);
+    compiles += every.builds.size() + every.failures.size();
+    for (const auto& f : every.failures) FAIL_CHECK(f << " for " << arch);
+    CHECK(every.failures.empty());
+    CHECK(every.builds.size() == catalog_entries().size());
+    if (arch == std::string("sm_90")) sm90 = every.builds;
+  }
+  INFO(compiles << " compiles");
 
   // kernels/README.md's table of every build's registers and local memory, for the NVRTC its
   // marker line names: what `ladder bench --resources --every-build` prints.
