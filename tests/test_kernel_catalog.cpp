@@ -371,6 +371,20 @@ TEST_CASE("every kernel specialization compiles with NVRTC for sm_90 and sm_80",
   CHECK(documented == compiled);
 }
 
+namespace {
+// The compute_90 PTX of the first launch auto plans for op at rows x d: where a build's load
+// hints show.
+std::string planned_ptx(const ladder::toolchain::Nvrtc& nvrtc, const std::string& op, DType dtype, std::int64_t rows,
+                        std::int64_t d) {
+  const KernelLaunch L = entry_of({op, dtype, {}}, rows, d);
+  const auto r = nvrtc.compile(entry_request(L.source, read_file(L.source), L.entry, "compute_90",
+                                             ladder::toolchain::ImageKind::Ptx));
+  INFO(op << " " << ladder::label(dtype) << " " << rows << "x" << d << " " << L.entry << ": " << r.error << "\n" << r.log);
+  REQUIRE(r.ok);
+  return r.image;
+}
+}  // namespace
+
 // layernorm_bwd reads x and dy of 16-bit one-tile rows with ld.global.L1::no_allocate
 // (norm::Load::Stream), where it measured faster; fp32 rows, shifted rows and the other kernels
 // measured slower with it (reports/h200/bench-l1.txt). The PTX shows which builds carry the hint
@@ -383,12 +397,7 @@ TEST_CASE("only layernorm_bwd's 16-bit one-tile rows skip L1 for their row loads
     return;
   }
   auto streams = [&](const std::string& op, DType dtype, std::int64_t d) {
-    const KernelLaunch L = entry_of({op, dtype, {}}, 16384, d);
-    const auto r = nvrtc.compile(entry_request(L.source, read_file(L.source), L.entry, "compute_90",
-                                               ladder::toolchain::ImageKind::Ptx));
-    INFO(op << " " << ladder::label(dtype) << " d=" << d << " " << L.entry << ": " << r.error << "\n" << r.log);
-    REQUIRE(r.ok);
-    return r.image.find("L1::no_allocate") != std::string::npos;
+    return planned_ptx(nvrtc, op, dtype, 16384, d).find("L1::no_allocate") != std::string::npos;
   };
   CHECK(streams("layernorm_bwd", DType::BF16, 4096));
   CHECK(streams("layernorm_bwd", DType::F16, 1024));
@@ -410,12 +419,7 @@ TEST_CASE("kept row reads are in the builds that measured faster with them, and 
     return;
   }
   auto kept = [&](const std::string& op, DType dtype, std::int64_t rows, std::int64_t d) {
-    const KernelLaunch L = entry_of({op, dtype, {}}, rows, d);
-    const auto r = nvrtc.compile(entry_request(L.source, read_file(L.source), L.entry, "compute_90",
-                                               ladder::toolchain::ImageKind::Ptx));
-    INFO(op << " " << ladder::label(dtype) << " " << rows << "x" << d << " " << L.entry << ": " << r.error << "\n" << r.log);
-    REQUIRE(r.ok);
-    return r.image.find("L2::cache_hint") != std::string::npos;
+    return planned_ptx(nvrtc, op, dtype, rows, d).find("L2::cache_hint") != std::string::npos;
   };
   CHECK(kept("layernorm", DType::BF16, 65536, 1024));       // the register kernel's x
   CHECK(kept("layernorm", DType::F32, 65536, 1024));
