@@ -409,8 +409,9 @@ TEST_CASE("only layernorm_bwd's 16-bit one-tile rows skip L1 for their row loads
 }
 
 // Row reads under the L2 keep policy (norm::Load::Keep, the bulk copies' cache hint) where the
-// H200 measured them faster behind a dirty L2 (calls 237-238, kernels/global_loads.cuh), and
-// nowhere it measured them level or slower. The PTX shows which builds carry the hint.
+// H200 measured them faster behind a dirty L2 (calls 237-238, kernels/global_loads.cuh) or the
+// H100 did (call 243: the row-a-block kernels, kernels/block_row.cuh), and nowhere either measured
+// them level or slower. The PTX shows which builds carry the hint.
 TEST_CASE("kept row reads are in the builds that measured faster with them, and only there", "[kernels][nvrtc]") {
   ladder::register_builtin_oracles();
   ladder::toolchain::Nvrtc nvrtc;
@@ -427,6 +428,7 @@ TEST_CASE("kept row reads are in the builds that measured faster with them, and 
   CHECK(kept("rmsnorm_bwd", DType::BF16, 2048, 16384));
   CHECK(kept("rmsnorm_bwd", DType::F32, 16384, 4096));      // fp32 backward rows
   CHECK(kept("layernorm_bwd", DType::F32, 16384, 4096));
+  CHECK(kept("add_rmsnorm", DType::BF16, 512, 32768));      // a row a block (block_row.cuh)
   CHECK_FALSE(kept("rmsnorm_bwd", DType::BF16, 16384, 4096));
   CHECK_FALSE(kept("layernorm_bwd", DType::BF16, 16384, 4096));
   CHECK_FALSE(kept("rmsnorm", DType::BF16, 16384, 2049));   // the phase kernels: level
