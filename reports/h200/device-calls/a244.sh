@@ -1,12 +1,11 @@
 #!/bin/bash
 # Call 244 (main after call 243): the row-a-block kernels' reads under the L2 keep policy
-# (kernels/block_row.cuh, adopted from call 243's A/B on the H100). Verify every forward rung of
-# add_rmsnorm (its row kernel is auto's at 512x32768) and the quick grid of rmsnorm and layernorm
-# (their schedule=row rungs); then bench, two rounds, cold and hot, main against main with the
-# change reverted (patches/row-plain.patch: the plain loads back; kernel sources only, one
-# binary); then, on an H200 only, main's whole ladder bench and the peers' add_rmsnorm rows,
-# for the targets.
-# About 5 minutes. Carried: .device/ladder (main's build, stripped). Files go to $OUT.
+# (kernels/block_row.cuh, adopted from call 243's A/B on the H100). Bench, two rounds, cold and
+# hot, main against main with the change reverted (patches/row-plain.patch: the plain loads
+# back; kernel sources only, one binary); then verify every forward rung of add_rmsnorm (its row
+# kernel is auto's at 512x32768) and the quick grid of rmsnorm and layernorm (their schedule=row
+# rungs); then, with BENCH_ALL=1 on an H200 only, main's whole ladder bench and the peers'
+# add_rmsnorm rows, for the targets. About 3 minutes without BENCH_ALL, 5 with it. Carried: .device/ladder (main's build, stripped). Files go to $OUT.
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
 B=$PWD/.device/ladder
@@ -14,17 +13,7 @@ P=$PWD/reports/h200/device-calls/patches
 mkdir -p $OUT /tmp/t-before
 left() { local l=$(( $1 - SECONDS )); [ $l -lt 5 ] && l=5; echo $l; }
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-{ echo "# Call 244 ($LADDER_COMMIT, a244.sh) on $card"
-  echo "== verify add_rmsnorm (every rung), rmsnorm and layernorm (--quick)"
-  LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc timeout $(left 130) $B verify add_rmsnorm --jobs 14 \
-    --json $OUT/verify-add.json > $OUT/verify-add.txt 2>&1; echo "verify add_rmsnorm exit $?"
-  LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc timeout $(left 200) $B verify rmsnorm layernorm --quick \
-    --jobs 14 --json $OUT/verify-fwd.json > $OUT/verify-fwd.txt 2>&1; echo "verify rmsnorm layernorm exit $?"
-  grep -hE "rungs:" $OUT/verify-add.txt $OUT/verify-fwd.txt
-  grep -hE "FAIL|UNRESOLVED|XPASS" $OUT/verify-add.txt $OUT/verify-fwd.txt | grep -v "rungs:" | head
-  echo "== A/B at $SECONDS s"
-} > $OUT/log-244.txt 2>&1
-cat $OUT/log-244.txt
+echo "# Call 244 ($LADDER_COMMIT, a244.sh) on $card" > $OUT/log-244.txt
 cp -r kernels /tmp/t-before/ && (cd /tmp/t-before && patch -s -p1 < $P/row-plain.patch) || echo "row-plain.patch did not apply"
 declare -A TREE=([main]=$PWD/kernels [before]=/tmp/t-before/kernels)
 { for rep in 1 2; do
@@ -37,17 +26,26 @@ declare -A TREE=([main]=$PWD/kernels [before]=/tmp/t-before/kernels)
   done
 } > $OUT/bench-rowkeep-244.txt 2>&1
 cat $OUT/bench-rowkeep-244.txt
-if [[ $card == *H200* ]]; then
+# At most 8 files come back: each step packs its JSON as it ends, so a run cut short loses none.
+(cd $OUT && tar czf /tmp/ab.tgz b-*.json && rm -f b-*.json && mv /tmp/ab.tgz ab-244.tgz)
+{ echo "== verify at $SECONDS s"
+  echo "== verify add_rmsnorm (every rung), rmsnorm and layernorm (--quick)"
+  LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc timeout $(left 120) $B verify add_rmsnorm --jobs 14 \
+    --json $OUT/verify-add.json > $OUT/verify-add.txt 2>&1; echo "verify add_rmsnorm exit $?"
+  LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc timeout $(left 190) $B verify rmsnorm layernorm --quick \
+    --jobs 14 --json $OUT/verify-fwd.json > $OUT/verify-fwd.txt 2>&1; echo "verify rmsnorm layernorm exit $?"
+  grep -hE "rungs:" $OUT/verify-add.txt $OUT/verify-fwd.txt
+  grep -hE "FAIL|UNRESOLVED|XPASS" $OUT/verify-add.txt $OUT/verify-fwd.txt | grep -v "rungs:" | head
+} >> $OUT/log-244.txt 2>&1
+cat $OUT/log-244.txt
+(cd $OUT && tar czf /tmp/v.tgz verify-add.* verify-fwd.* && rm -f verify-add.* verify-fwd.* && mv /tmp/v.tgz verify-244.tgz)
+if [[ $card == *H200* && ${BENCH_ALL:-0} == 1 ]]; then
   echo "== bench at $SECONDS s"
-  LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc timeout $(left 420) $B bench --json $OUT/bench.json 2>&1 | grep -E "copy ceiling"
+  LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc timeout $(left 330) $B bench --json $OUT/bench.json 2>&1 | grep -E "copy ceiling"
   echo "== peers at $SECONDS s"
-  timeout $(left 470) python3 scripts/bench_peers.py --only add_rmsnorm --json $OUT/peers-add.json > $OUT/peers-add.txt 2>&1
+  timeout $(left 370) python3 scripts/bench_peers.py --only add_rmsnorm --json $OUT/peers-add.json > $OUT/peers-add.txt 2>&1
   tail -3 $OUT/peers-add.txt
 fi
-# At most 8 files come back: the JSON of the A/B, the verify runs and the peers in one archive.
-cd $OUT && gzip -f verify-add.json verify-fwd.json
-tar czf /tmp/ab.tgz b-*.json verify-*.json.gz $(ls peers-add.json 2>/dev/null) && rm -f b-*.json verify-*.json.gz peers-add.json &&
-  mv /tmp/ab.tgz ab-244.tgz
 ls $OUT
 echo "total $SECONDS s"
 true
