@@ -5,7 +5,8 @@
 # back; kernel sources only, one binary); then verify every forward rung of add_rmsnorm (its row
 # kernel is auto's at 512x32768) and the quick grid of rmsnorm and layernorm (their schedule=row
 # rungs); then, with BENCH_ALL=1 on an H200 only, main's whole ladder bench and the peers'
-# add_rmsnorm rows, for the targets. About 3 minutes without BENCH_ALL, 5 with it. Carried: .device/ladder (main's build, stripped). Files go to $OUT.
+# add_rmsnorm rows, for the targets. About 3 minutes without BENCH_ALL, 5 with it.
+# Carried: .device/ladder (main's build, stripped). Files go to $OUT.
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
 B=$PWD/.device/ladder
