@@ -31,9 +31,9 @@ cat $OUT/bench-rowkeep-244.txt
 (cd $OUT && tar czf /tmp/ab.tgz b-*.json && rm -f b-*.json && mv /tmp/ab.tgz ab-244.tgz)
 { echo "== verify at $SECONDS s"
   echo "== verify add_rmsnorm (every rung), rmsnorm and layernorm (--quick)"
-  LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc timeout $(left 120) $B verify add_rmsnorm --jobs 14 \
+  LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc timeout $(left 110) $B verify add_rmsnorm --jobs 14 \
     --json $OUT/verify-add.json > $OUT/verify-add.txt 2>&1; echo "verify add_rmsnorm exit $?"
-  LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc timeout $(left 190) $B verify rmsnorm layernorm --quick \
+  LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc timeout $(left 150) $B verify rmsnorm layernorm --quick \
     --jobs 14 --json $OUT/verify-fwd.json > $OUT/verify-fwd.txt 2>&1; echo "verify rmsnorm layernorm exit $?"
   grep -hE "rungs:" $OUT/verify-add.txt $OUT/verify-fwd.txt
   grep -hE "FAIL|UNRESOLVED|XPASS" $OUT/verify-add.txt $OUT/verify-fwd.txt | grep -v "rungs:" | head
