@@ -2,6 +2,7 @@
 // --resources --every-build`): one row a template, its builds, register range and the builds
 // that hold local memory, the most first; and two such documents compared build by build.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -100,4 +101,18 @@ TEST_CASE("ladder compare on every-build documents: exit 1 only for a build lost
   const Outcome mixed = run_ladder("compare " + a + " " + bench);
   CHECK(mixed.exit_code == 2);
   CHECK_THAT(mixed.output, has_substr(bench + ": not an every-build document"));
+}
+
+TEST_CASE("ladder bench --every-build names a kernel source it cannot read, and compiles nothing", "[report][resources][cli]") {
+  const std::string empty = temp_path("every-build-no-kernels");
+  std::filesystem::create_directories(empty);
+  const Outcome o = run_command("LADDER_KERNELS_DIR=" + empty + " " + LADDER_BINARY + " bench --resources --every-build");
+  INFO(o.output);
+  if (o.output.find("NVRTC not available") != std::string::npos) {
+    WARN("NVRTC not available: the source is never read");
+    return;
+  }
+  CHECK(o.exit_code == 2);
+  CHECK_THAT(o.output, has_substr("cannot read kernel source " + empty + "/"));
+  CHECK(o.output.find("error:") == std::string::npos);  // no build was compiled from an empty text
 }

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
+#include "harness/core/text.h"
 #include "harness/kernels/catalog.h"
 #include "harness/toolchain/cubin_resources.h"
 
@@ -17,12 +16,7 @@ EveryBuild compile_every_build(const toolchain::Nvrtc& nvrtc, const std::string&
   const auto builds = kernels::all_builds();
   std::map<std::string, std::string> texts;
   for (const auto& b : builds)
-    if (!texts.count(b.source)) {
-      std::ifstream in(b.source, std::ios::binary);
-      std::ostringstream ss;
-      ss << in.rdbuf();
-      texts[b.source] = ss.str();
-    }
+    if (!texts.count(b.source)) texts[b.source] = read_file(b.source, "kernel source");
   std::vector<report::BuildResources> found(builds.size());
   EveryBuild out;
   std::atomic<std::size_t> next{0};

@@ -15,7 +15,8 @@ struct EveryBuild {
   std::vector<std::string> failures;           // "entry: error" (with NVRTC's log) for the others
 };
 
-// `threads` 0: as many as the machine has.
+// `threads` 0: as many as the machine has. Throws std::invalid_argument naming a kernel source
+// that cannot be read (before any compile starts).
 EveryBuild compile_every_build(const toolchain::Nvrtc& nvrtc, const std::string& arch, unsigned threads = 0);
 
 }  // namespace ladder::bench

@@ -20,7 +20,13 @@ int every_build_resources(const std::string& arch, const std::string& nvrtc_path
     return kExitHarness;
   }
   const std::string target = arch.empty() ? "sm_90" : arch;
-  const bench::EveryBuild compiled = bench::compile_every_build(nvrtc, target);
+  bench::EveryBuild compiled;
+  try {
+    compiled = bench::compile_every_build(nvrtc, target);
+  } catch (const std::exception& e) {
+    std::cerr << "ladder bench: " << e.what() << "\n";
+    return kExitHarness;
+  }
   const auto& ok = compiled.builds;
   const auto& failures = compiled.failures;
   const auto version = nvrtc.version();

@@ -7,7 +7,8 @@
 
 namespace ladder::cli {
 
-// Returns the exit code: 0 when every build compiled and its numbers were read, 1 otherwise.
+// Returns the exit code: 0 when every build compiled and its numbers were read, 1 when one did
+// not, 2 when NVRTC does not load or a kernel source cannot be read.
 int every_build_resources(const std::string& arch, const std::string& nvrtc_path, const std::string& json_path);
 
 }  // namespace ladder::cli
