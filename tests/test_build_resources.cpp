@@ -28,7 +28,8 @@ TEST_CASE("every build's resources: a row a template, ranges, and the builds wit
       build("ladder::column_sum<__half>", 56, 0),             build("ladder::rmsnorm_fwd_rows<float, 8, 4>", 64, 952),
       build("ladder::rmsnorm_fwd_rows<float, 6, 4>", 64, 736), build("ladder::rmsnorm_fwd_rows<float, 4, 4>", 64, 100),
       build("ladder::rmsnorm_fwd_rows<float, 2, 4>", 62, 8),   build("ladder::rmsnorm_fwd_rows<float, 1, 4>", 32, 0),
-      build("plain_kernel", 20, 0),                            build("probe<4>", 30, 0)};
+      build("plain_kernel", 20, 0),                            build("probe<4>", 30, 0),
+      build("ladder::plain_spill", 24, 8)};
   const std::string md = ladder::report::build_resources_markdown(builds);
   INFO(md);
   CHECK(md.rfind("| kernel | builds | registers | builds with local memory |\n| --- | --- | --- | --- |\n", 0) == 0);
@@ -40,6 +41,7 @@ TEST_CASE("every build's resources: a row a template, ranges, and the builds wit
   // Names without a namespace or without arguments.
   CHECK_THAT(md, has_substr("| `plain_kernel` | 1 | 20 | none |\n"));
   CHECK_THAT(md, has_substr("| `probe` | 1 | 30 | none |\n"));
+  CHECK_THAT(md, has_substr("| `plain_spill` | 1 | 24 | 1 (up to 8 B a thread): `plain_spill` 8 B |\n"));
   // Rows in name order.
   CHECK(md.find("`column_sum`") < md.find("`rmsnorm_fwd`"));
   CHECK(md.find("`rmsnorm_fwd`") < md.find("`rmsnorm_fwd_rows`"));

@@ -8,14 +8,20 @@
 
 namespace ladder::report {
 
+namespace {
+
+// Where a name expression's template arguments start ("<" on), or its end where it has none.
+std::size_t arguments_start(const std::string& entry) { return std::min(entry.find('<'), entry.size()); }
+
+}  // namespace
+
 std::string build_resources_markdown(const std::vector<BuildResources>& builds) {
   std::map<std::string, std::vector<const BuildResources*>> by_template;
   for (const auto& b : builds) {
     // The template's name: between the last "::" before its arguments and the arguments.
-    const auto lt = b.entry.find('<'), colons = b.entry.rfind("::", lt);
+    const auto lt = arguments_start(b.entry), colons = b.entry.rfind("::", lt);
     const auto begin = colons == std::string::npos ? 0 : colons + 2;
-    const std::string name = b.entry.substr(begin, lt == std::string::npos ? std::string::npos : lt - begin);
-    by_template[name].push_back(&b);
+    by_template[b.entry.substr(begin, lt - begin)].push_back(&b);
   }
   std::string md = "| kernel | builds | registers | builds with local memory |\n| --- | --- | --- | --- |\n";
   for (auto& [name, list] : by_template) {
@@ -35,9 +41,13 @@ std::string build_resources_markdown(const std::vector<BuildResources>& builds) 
     std::string spills = "none";
     if (!local.empty()) {
       spills = fmt::format("{} (up to {} B a thread):", local.size(), most_local);
-      for (std::size_t i = 0; i < local.size() && i < 3; ++i)
-        spills += fmt::format(" `{}` {} B{}", local[i]->entry.substr(local[i]->entry.find('<')),
+      for (std::size_t i = 0; i < local.size() && i < 3; ++i) {
+        // A build by its template arguments (the row names the template), or by its name if it has none.
+        const std::string& entry = local[i]->entry;
+        const auto args = arguments_start(entry);
+        spills += fmt::format(" `{}` {} B{}", args < entry.size() ? entry.substr(args) : name,
                               local[i]->resources.local_bytes, i + 1 < std::min<std::size_t>(local.size(), 3) ? "," : "");
+      }
       if (local.size() > 3) spills += fmt::format(", {} more", local.size() - 3);
     }
     md += fmt::format("| `{}` | {} | {} | {} |\n", name, list.size(),
