@@ -1,15 +1,14 @@
 // README.md is where a user learns the command line: every option each subcommand's --help
 // offers must be named there, so that an option added to the CLI without a word in the README
 // goes red here.
-#include <fstream>
-#include <iterator>
-#include <regex>
 #include <filesystem>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "harness/core/text.h"
 #include "harness/core/verdict.h"
 #include "tests/catch.h"
 #include "tests/cli_helpers.h"
@@ -48,9 +47,7 @@ std::vector<std::string> help_subcommands(const std::string& help) {
 }  // namespace
 
 TEST_CASE("README.md names every option of every subcommand", "[cli][docs]") {
-  std::ifstream in(source_path("README.md"));
-  REQUIRE(in);
-  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string readme = ladder::read_file(source_path("README.md"));
   const Outcome top = run_ladder("--help");
   REQUIRE(top.exit_code == 0);
   std::vector<std::string> commands;
@@ -77,9 +74,7 @@ TEST_CASE("README.md names every option of every subcommand", "[cli][docs]") {
 }
 
 TEST_CASE("README.md's layout names every folder of the harness and the tree", "[cli][docs]") {
-  std::ifstream in(source_path("README.md"));
-  REQUIRE(in);
-  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string readme = ladder::read_file(source_path("README.md"));
   const auto start = readme.find("## Layout"), end = readme.find("\n## ", start + 1);
   REQUIRE(start != std::string::npos);
   const std::string layout = readme.substr(start, end - start);
@@ -95,12 +90,8 @@ TEST_CASE("README.md's layout names every folder of the harness and the tree", "
 
 TEST_CASE("README.md's verdict section and probes/README.md's expect field name every verdict and reason",
           "[cli][docs][verdict]") {
-  auto read = [](const std::string& rel) {
-    std::ifstream in(source_path(rel));
-    REQUIRE(in);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
-  const std::string readme = read("README.md"), probes = read("probes/README.md");
+  const std::string readme = ladder::read_file(source_path("README.md")),
+                    probes = ladder::read_file(source_path("probes/README.md"));
   const auto start = readme.find("### Verdicts and exit codes"), end = readme.find("\n## ", start);
   REQUIRE(start != std::string::npos);
   const std::string verdicts = readme.substr(start, end - start);

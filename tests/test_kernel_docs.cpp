@@ -6,19 +6,18 @@
 // extends (rmsnorm_fwd_loop takes rmsnorm_fwd's, as its section says).
 #include <cxxabi.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "harness/core/parallel.h"
+#include "harness/core/text.h"
 #include "harness/kernels/catalog.h"
 #include "harness/toolchain/nvrtc.h"
 #include "tests/catch.h"
@@ -27,13 +26,6 @@
 using namespace ladder_test;
 
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\n");
@@ -119,7 +111,7 @@ struct ReadmeAbi {
 
 ReadmeAbi read_readme(const std::string& path) {
   ReadmeAbi abi;
-  std::istringstream in(read_text(path));
+  std::istringstream in(ladder::read_file(path));
   std::string line;
   bool in_fence = false, before_sections = true;
   std::string fence_text;
@@ -197,41 +189,38 @@ TEST_CASE("kernels/README.md lists every entry with the template parameters and 
   std::vector<std::pair<std::string, std::string>> jobs;
   for (const auto& [name, job] : by_template) jobs.push_back(job);
 
+  std::map<std::string, std::string> texts;
+  for (const auto& [source, entry] : jobs)
+    if (!texts.count(source)) texts[source] = ladder::read_file(source, "kernel source");
   std::vector<CompiledEntry> compiled(jobs.size());
-  std::vector<std::string> failures;
-  std::atomic<std::size_t> next{0};
-  std::mutex mu;
-  auto worker = [&] {
-    for (std::size_t i = next++; i < jobs.size(); i = next++) {
-      ladder::toolchain::CompileRequest req;
-      req.source_path = jobs[i].first;
-      req.source_text = read_text(jobs[i].first);
-      req.entry = jobs[i].second;
-      req.arch = "compute_90";
-      req.want = ladder::toolchain::ImageKind::Ptx;
-      const auto r = nvrtc.compile(req);
-      int status = 0;
-      char* demangled = r.ok ? abi::__cxa_demangle(r.lowered_name.c_str(), nullptr, nullptr, &status) : nullptr;
-      std::lock_guard<std::mutex> lock(mu);
-      if (demangled == nullptr) {
-        failures.push_back(jobs[i].second + ": " + (r.ok ? "lowered name " + r.lowered_name + " does not demangle"
-                                                          : r.error + "\n" + r.log));
-        continue;
-      }
-      compiled[i].expression = jobs[i].second;
-      compiled[i].source = std::filesystem::path(jobs[i].first).filename().string();
-      const std::string text = demangled;
-      std::free(demangled);
-      const CompiledEntry parsed = parse_demangled(text);
-      compiled[i].name = parsed.name;
-      compiled[i].template_args = parsed.template_args;
-      compiled[i].param_types = parsed.param_types;
+  std::vector<std::string> failed(jobs.size());
+  ladder::parallel_each(jobs.size(), 8, [&](std::size_t i) {
+    ladder::toolchain::CompileRequest req;
+    req.source_path = jobs[i].first;
+    req.source_text = texts.at(jobs[i].first);
+    req.entry = jobs[i].second;
+    req.arch = "compute_90";
+    req.want = ladder::toolchain::ImageKind::Ptx;
+    const auto r = nvrtc.compile(req);
+    int status = 0;
+    char* demangled = r.ok ? abi::__cxa_demangle(r.lowered_name.c_str(), nullptr, nullptr, &status) : nullptr;
+    if (demangled == nullptr) {
+      failed[i] = jobs[i].second + ": " + (r.ok ? "lowered name " + r.lowered_name + " does not demangle"
+                                               : r.error + "\n" + r.log);
+      return;
     }
-  };
-  const unsigned n = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < n; ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
+    compiled[i].expression = jobs[i].second;
+    compiled[i].source = std::filesystem::path(jobs[i].first).filename().string();
+    const std::string text = demangled;
+    std::free(demangled);
+    const CompiledEntry parsed = parse_demangled(text);
+    compiled[i].name = parsed.name;
+    compiled[i].template_args = parsed.template_args;
+    compiled[i].param_types = parsed.param_types;
+  });
+  std::vector<std::string> failures;
+  for (const auto& f : failed)
+    if (!f.empty()) failures.push_back(f);
   for (const auto& f : failures) FAIL_CHECK(f);
   REQUIRE(failures.empty());
 
@@ -291,7 +280,7 @@ struct ExampleCall {
 // example says to compile that file as above).
 std::vector<ExampleCall> readme_example_calls(const std::string& path) {
   std::vector<ExampleCall> calls;
-  std::istringstream in(read_text(path));
+  std::istringstream in(ladder::read_file(path));
   std::string line, source, entry, pending;
   bool in_python = false;
   int number = 0, call_line = 0;
@@ -354,7 +343,7 @@ TEST_CASE("the CuPy examples in kernels/README.md launch entries that compile, w
     REQUIRE(!call.args.empty());
     ladder::toolchain::CompileRequest req;
     req.source_path = ladder::kernels::kernels_dir() + "/" + call.source;
-    req.source_text = read_text(req.source_path);
+    req.source_text = ladder::read_file(req.source_path);
     req.entry = call.entry;
     req.arch = "compute_90";
     req.want = ladder::toolchain::ImageKind::Ptx;
@@ -378,7 +367,7 @@ namespace {
 // kernels/README.md's "Harness variants" table: op -> the keys its row names (`bulk_*` and
 // `phase_*` stand for every key with that prefix).
 std::map<std::string, std::set<std::string>> readme_variant_keys(const std::string& path) {
-  const std::string text = read_text(path);
+  const std::string text = ladder::read_file(path);
   const auto start = text.find("## Harness variants");
   const auto end = text.find("\n## ", start + 1);
   std::map<std::string, std::set<std::string>> out;
@@ -431,7 +420,7 @@ TEST_CASE("kernels/README.md's variant table names the keys each op's planner re
       if (k.back() != '*') every_key.insert(k);
   static const std::regex asked(R"re(get\("([a-z_0-9]+)")re");
   for (const auto& f : std::filesystem::directory_iterator(std::string(LADDER_SOURCE_DIR) + "/harness/kernels")) {
-    const std::string text = read_text(f.path().string());
+    const std::string text = ladder::read_file(f.path().string());
     for (auto it = std::sregex_iterator(text.begin(), text.end(), asked); it != std::sregex_iterator(); ++it)
       every_key.insert((*it)[1].str());
   }

@@ -1,10 +1,9 @@
 #include "harness/ladder/manifest.h"
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
+#include "harness/core/text.h"
 #include "harness/ladder/launch.h"
 #include "harness/ladder/serialize.h"
 #include "tests/catch.h"
@@ -128,9 +127,7 @@ TEST_CASE("the built-in ladders parse", "[manifest]") {
 // probes/README.md gives the manifest format: every field the parser knows, at every level,
 // must be named there. The parser's own error for an unknown field lists the known ones.
 TEST_CASE("probes/README.md names every manifest field the parser knows", "[manifest][docs]") {
-  std::ifstream in(std::string(LADDER_SOURCE_DIR) + "/probes/README.md");
-  REQUIRE(in);
-  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string readme = ladder::read_file(std::string(LADDER_SOURCE_DIR) + "/probes/README.md");
   auto known_fields = [](const std::string& manifest) {
     std::string message;
     try {

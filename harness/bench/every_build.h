@@ -12,11 +12,11 @@ namespace ladder::bench {
 
 struct EveryBuild {
   std::vector<report::BuildResources> builds;  // the builds that compiled and were read, in catalog order
-  std::vector<std::string> failures;           // "entry: error" (with NVRTC's log) for the others
+  std::vector<std::string> failures;           // "entry: error" (with NVRTC's log) for the others, in catalog order
 };
 
-// `threads` 0: as many as the machine has. Throws std::invalid_argument naming a kernel source
-// that cannot be read (before any compile starts).
-EveryBuild compile_every_build(const toolchain::Nvrtc& nvrtc, const std::string& arch, unsigned threads = 0);
+// On as many threads as the machine has. Throws std::invalid_argument naming a kernel source that
+// cannot be read (before any compile starts).
+EveryBuild compile_every_build(const toolchain::Nvrtc& nvrtc, const std::string& arch);
 
 }  // namespace ladder::bench
