@@ -1,6 +1,7 @@
 // The report's "Against the targets" section: targets as data, judged from bench and peers
 // documents; a malformed targets document is an error that names the target and the member.
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -28,7 +29,7 @@ json bench_doc(json results) {
 std::string render(const json& targets, const json& bench, const json& peers = json::object()) {
   return ladder::report::targets_markdown(ladder::report::parse_targets(targets), "t.json",
                                           {{"b.json", ladder::bench::annotate(bench)}}, peers,
-                                          peers.empty() ? "" : "p.json");
+                                          peers.empty() ? std::vector<std::string>{} : std::vector<std::string>{"p.json"});
 }
 
 void rejects(const json& targets, const std::string& fragment) {
@@ -89,7 +90,7 @@ TEST_CASE("targets: every row reached reads as reached; a target no row matches 
   json resources = bench;
   resources["resources_only"] = true;
   const std::string none = ladder::report::targets_markdown(ladder::report::parse_targets(targets), "t.json",
-                                                            {{"r.json", resources}}, json::object(), "");
+                                                            {{"r.json", resources}}, json::object(), {});
   CHECK_THAT(none, has_substr("### backward: **not judged**"));
   CHECK_THAT(none, has_substr("no timed bench document"));
 }
@@ -112,6 +113,31 @@ TEST_CASE("targets: ours against the fastest peer at each case, both flushes", "
   CHECK_THAT(md, has_substr("| 50.00 | 80.00 (torch_compile) | ahead by 37.5% |"));
   // A case no peer timed is not a peer row.
   CHECK(md.find("layernorm") == std::string::npos);
+}
+
+TEST_CASE("targets: several peers documents, each case against the fastest peer of any", "[report][targets]") {
+  const json bench = bench_doc({result("add_rmsnorm", 512, 32768, 1e8, 40.0), result("rmsnorm", 512, 4096, 1e8, 50.0)});
+  auto peer = [](const std::string& op, long d, const std::string& impl, double us) {
+    return json{{"op", op}, {"dtype", "bf16"}, {"rows", 512}, {"d", d}, {"impl", impl}, {"us", us}, {"us_clean", us}};
+  };
+  const json older = {{"peers", {peer("add_rmsnorm", 32768, "triton_row", 41.0), peer("rmsnorm", 4096, "torch_compile", 45.0)}}};
+  const json newer = {{"peers", {peer("add_rmsnorm", 32768, "triton_row", 39.0)}}};
+  const json merged = ladder::merge_peer_documents({{"old.json", older}, {"new.json", newer}});
+  REQUIRE(merged["peers"].size() == 3);
+  CHECK(merged["peers"][2]["document"] == "new.json");
+  const json targets = {{"targets", {{{"text", "peers"}, {"metric", "peers"}, {"at_most", 1.0}}}}};
+  const std::string md = ladder::report::targets_markdown(ladder::report::parse_targets(targets), "t.json",
+                                                          {{"b.json", ladder::bench::annotate(bench)}}, merged,
+                                                          {"old.json", "new.json"});
+  INFO(md);
+  // The later document's faster Triton and the earlier document's torch.compile both count.
+  CHECK_THAT(md, has_substr("| 40.00 | 39.00 (triton_row) | **behind by 2.6%** |"));
+  CHECK_THAT(md, has_substr("| 50.00 | 45.00 (torch_compile) | **behind by 11.1%** |"));
+  CHECK_THAT(md, has_substr("### peers: 0 of 2 reached (**short**)"));
+  CHECK_THAT(md, has_substr("and `old.json`, `new.json`:"));
+  // A row that is not an object is an error naming its document.
+  CHECK_THROWS_WITH(ladder::merge_peer_documents({{"bad.json", json{{"peers", {7}}}}}), has_substr("bad.json: \"peers\": expected objects"));
+  CHECK(ladder::merge_peer_documents({}).empty());
 }
 
 TEST_CASE("targets: judged elsewhere lists its rows and says where it is judged", "[report][targets]") {

@@ -63,7 +63,8 @@ void add_report(CLI::App& app, int& exit_code) {
   auto st = std::make_shared<State>();
   cmd->add_option("--run", st->runs, "a run document (ladder run/verify --json)");
   cmd->add_option("--bench", st->benches, "a bench document (ladder bench --json)");
-  cmd->add_option("--peers", st->peers, "a peers document (scripts/bench_peers.py --json)");
+  cmd->add_option("--peers", st->peers,
+                  "a peers document (scripts/bench_peers.py --json); with several, each case is set against the fastest peer of any");
   cmd->add_option("--notes", st->notes, "a Markdown file appended as written (analysis, shortfalls)");
   cmd->add_option("--verbatim", st->verbatim, "a tool's text output, appended as a code block under its name");
   cmd->add_option("--targets", st->targets,
@@ -90,12 +91,13 @@ void add_report(CLI::App& app, int& exit_code) {
       std::vector<std::pair<std::string, nlohmann::json>> benches;
       for (const auto& b : st->benches)
         benches.emplace_back(b, from_file(b, [&] { return bench::annotate(read_json_file(b)); }));
-      nlohmann::json peers = nlohmann::json::object();
-      std::string peers_file;
-      for (const auto& p : st->peers) peers = read_json_file(peers_file = p);
+      // Every peers document counts: a case is judged against the fastest peer of any of them.
+      std::vector<std::pair<std::string, nlohmann::json>> peer_documents;
+      for (const auto& p : st->peers) peer_documents.emplace_back(p, from_file(p, [&] { return read_json_file(p); }));
+      const nlohmann::json peers = merge_peer_documents(peer_documents);
       if (!st->targets.empty()) {
         const auto targets = from_file(st->targets, [&] { return report::parse_targets(read_json_file(st->targets)); });
-        md += report::targets_markdown(targets, st->targets, benches, peers, peers_file);
+        md += report::targets_markdown(targets, st->targets, benches, peers, st->peers);
       }
       for (const auto& path : st->runs) {
         const RunDocument doc = load_run_document(path);
@@ -105,7 +107,8 @@ void add_report(CLI::App& app, int& exit_code) {
       }
       // The peers' table is made first: the bench tables read the same peer fields, and an error
       // in them belongs to the peers' file.
-      const std::string peers_md = peers.empty() ? "" : from_file(peers_file, [&] { return peers_markdown(peers); });
+      std::string peers_md;
+      for (const auto& [path, doc] : peer_documents) peers_md += from_file(path, [&] { return peers_markdown(doc, path); });
       for (const auto& [path, bench] : benches) md += from_file(path, [&] { return bench_markdown(bench, path, peers); });
       md += peers_md;
       for (const auto& v : st->verbatim) {

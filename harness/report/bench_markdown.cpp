@@ -1,5 +1,7 @@
 #include "harness/report/bench_markdown.h"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "harness/core/json_member.h"
@@ -127,8 +129,9 @@ std::string resources_markdown(const json& bench) {
          rows + "\n";
 }
 
-std::string peers_markdown(const json& peers) {
-  std::string md = "### Peers (scripts/bench_peers.py)\n\n";
+std::string peers_markdown(const json& peers, const std::string& path) {
+  std::string md = path.empty() ? std::string("### Peers (scripts/bench_peers.py)\n\n")
+                                : fmt::format("### Peers (scripts/bench_peers.py, `{}`)\n\n", path);
   md += fmt::format("torch {}, triton {}, device {}, copy ceiling {:.0f} GB/s\n\n", peers.value("torch", "?"),
                     peers.value("triton", "?"), peers.value("device", "?"), peers.value("copy_gbps", 0.0));
   md += "| op | dtype | rows × d | impl | µs | GB/s | of copy | clean µs |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n";
@@ -144,6 +147,22 @@ std::string peers_markdown(const json& peers) {
                       p.value("fraction_of_copy", 0.0), clean > 0 ? fmt::format("{:.2f}", clean) : std::string("—"));
   }
   return md + "\n";
+}
+
+json merge_peer_documents(const std::vector<std::pair<std::string, json>>& documents) {
+  json rows = json::array();
+  for (const auto& [path, doc] : documents) {
+    try {
+      for (const auto& p : array_member(doc, "peers")) {
+        if (!p.is_object()) throw std::runtime_error("\"peers\": expected objects, got " + p.dump());
+        rows.push_back(p);
+        rows.back()["document"] = path;
+      }
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + ": " + e.what());
+    }
+  }
+  return documents.empty() ? json::object() : json{{"peers", std::move(rows)}};
 }
 
 const json* fastest_peer(const json& peers, const json& result, const char* key) {

@@ -1,6 +1,8 @@
 // Bench documents as tables: the terminal's and REPORT.md's, with peers placed beside ours.
 #pragma once
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +23,11 @@ namespace ladder {
 // one of its timings ("us": the usual flush, "us_clean"), or null where no peer timed it.
 const nlohmann::json* fastest_peer(const nlohmann::json& peers, const nlohmann::json& result, const char* key);
 std::string bench_markdown(const nlohmann::json& bench, const std::string& path, const nlohmann::json& peers);
-std::string peers_markdown(const nlohmann::json& peers);
+// One peers document's table; `path`, where given, is named in its heading.
+std::string peers_markdown(const nlohmann::json& peers, const std::string& path = "");
+// Several peers documents as one for fastest_peer: every row of every document, each marked with
+// its document's path ("document"), so that a case is judged against the fastest of all of them.
+nlohmann::json merge_peer_documents(const std::vector<std::pair<std::string, nlohmann::json>>& documents);
 // The same launches as a markdown table ("" where no result has them).
 std::string resources_markdown(const nlohmann::json& bench);
 }  // namespace ladder

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/core/json_member.h"
 #include "harness/report/bench_markdown.h"
@@ -184,7 +185,7 @@ std::vector<Target> parse_targets(const json& doc) {
 
 std::string targets_markdown(const std::vector<Target>& targets, const std::string& targets_path,
                              const std::vector<std::pair<std::string, json>>& benches, const json& peers,
-                             const std::string& peers_path) {
+                             const std::vector<std::string>& peers_paths) {
   std::vector<const json*> timed;
   std::string sources;
   for (const auto& [path, doc] : benches) {
@@ -196,7 +197,7 @@ std::string targets_markdown(const std::vector<Target>& targets, const std::stri
   }
   std::string md = fmt::format("## Against the targets (`{}`)\n\n", targets_path);
   md += "Judged here from " + (sources.empty() ? std::string("no timed bench document") : sources) +
-        (peers_path.empty() ? "" : fmt::format(" and `{}`", peers_path)) +
+        (peers_paths.empty() ? "" : fmt::format(" and `{}`", fmt::join(peers_paths, "`, `"))) +
         ": every `ladder` row the target names, with the figure it is judged by. Cold: L2 flushed before each "
         "launch; cold / copy: the fraction of the same run's copy ceiling (a 2 GiB copy), which the targets use; "
         "cold / same-size copy: the fraction of what a cold copy of the case's own bytes reached in the same run, "

@@ -36,9 +36,10 @@ std::vector<Target> parse_targets(const nlohmann::json& doc);
 
 // The "Against the targets" section: one table a target. `benches` are (path, document) pairs,
 // each annotated (bench::annotate: its fractions of the copy ceiling); documents that timed
-// nothing (`--resources`) are passed over. `peers` may be empty.
+// nothing (`--resources`) are passed over. `peers` may be empty: one document, or several merged
+// (merge_peer_documents, bench_markdown.h); `peers_paths` names where they came from.
 std::string targets_markdown(const std::vector<Target>& targets, const std::string& targets_path,
                              const std::vector<std::pair<std::string, nlohmann::json>>& benches,
-                             const nlohmann::json& peers, const std::string& peers_path);
+                             const nlohmann::json& peers, const std::vector<std::string>& peers_paths);
 
 }  // namespace ladder::report
