@@ -16,6 +16,7 @@
 #include "harness/core/text.h"
 #include "harness/core/dtype.h"
 #include "harness/isolate/spawn.h"
+#include "harness/kernels/kernel_sources.h"
 #include "harness/report/bench_markdown.h"
 #include "harness/report/run_document.h"
 #include "harness/toolchain/paths.h"
@@ -146,6 +147,7 @@ void add_bench(CLI::App& app, int& exit_code) {
 
     nlohmann::json doc = {{"tool", "ladder-bench"}, {"command", command_line()}, {"date", now_iso8601()},
                           {"commit", current_commit()}, {"host", host_name()}, {"results", nlohmann::json::array()}};
+    doc["kernels"] = kernels::to_json(kernels::kernel_sources());
     if (st->resources) doc["resources_only"] = true;
     std::string problem;
     bool done = false;

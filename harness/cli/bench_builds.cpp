@@ -7,6 +7,7 @@
 
 #include "harness/bench/every_build.h"
 #include "harness/cli/run_common.h"
+#include "harness/kernels/kernel_sources.h"
 #include "harness/report/build_resources.h"
 #include "harness/report/run_document.h"
 #include "harness/toolchain/nvrtc.h"
@@ -41,6 +42,7 @@ int every_build_resources(const std::string& arch, const std::string& nvrtc_path
                           {"nvrtc_version", fmt::format("{}.{}", version.major, version.minor)},
                           {"date", now_iso8601()},
                           {"commit", current_commit()},
+                          {"kernels", kernels::to_json(kernels::kernel_sources())},
                           {"failures", failures},
                           {"builds", nlohmann::json::array()}};
     for (const auto& b : ok)

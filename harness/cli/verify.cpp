@@ -13,6 +13,7 @@
 #include "harness/cli/verify_grid.h"
 #include "harness/fixtures/fixture_rungs.h"
 #include "harness/kernels/catalog.h"
+#include "harness/kernels/kernel_sources.h"
 #include "harness/ladder/serialize.h"
 #include "harness/report/printers.h"
 #include "harness/report/run_document.h"
@@ -215,6 +216,7 @@ void add_verify(CLI::App& app, int& exit_code) {
     doc.command = command_line();
     doc.ladder_name = "verify";
     doc.ladder_file = "(production kernels)";
+    doc.extra["kernels"] = kernels::to_json(kernels::kernel_sources());
     run_and_print(rungs, st->common, doc);
 
     if (!st->fixtures_only) print_worst_table(doc);

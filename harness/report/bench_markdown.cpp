@@ -149,6 +149,15 @@ std::string peers_markdown(const json& peers, const std::string& path) {
   return md + "\n";
 }
 
+std::string kernel_sources_text(const json& doc) {
+  if (!doc.is_object() || !doc.contains("kernels") || !doc["kernels"].is_object()) return "";
+  const json& k = doc["kernels"];
+  const std::string digest = k.value("digest", std::string());
+  return fmt::format("`{}`{}, digest {}", k.value("dir", std::string("?")),
+                     k.value("from_env", false) ? " (LADDER_KERNELS_DIR)" : "",
+                     digest.empty() ? "not taken: " + k.value("error", std::string("?")) : digest.substr(0, 12));
+}
+
 json merge_peer_documents(const std::vector<std::pair<std::string, json>>& documents) {
   json rows = json::array();
   for (const auto& [path, doc] : documents) {
@@ -179,6 +188,7 @@ std::string bench_markdown(const json& bench, const std::string& path, const jso
   std::string md = fmt::format("## Benchmarks (`{}`)\n\n", path);
   md += fmt::format("- command: `{}`; date: {}; commit: {}\n", bench.value("command", ""), bench.value("date", ""),
                     bench.value("commit", ""));
+  if (const std::string k = kernel_sources_text(bench); !k.empty()) md += "- kernel sources: " + k + "\n";
   if (bench.contains("toolchain") && bench["toolchain"].contains("reference_device"))
     md += fmt::format("- reference device: {} ({} SMs), {}, NVRTC {}; no GPU used\n",
                       bench["toolchain"].value("reference_device", "?"), bench["toolchain"].value("sm_count", 0),

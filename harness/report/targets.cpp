@@ -191,9 +191,11 @@ std::string targets_markdown(const std::vector<Target>& targets, const std::stri
   for (const auto& [path, doc] : benches) {
     if (doc.value("resources_only", false)) continue;
     timed.push_back(&doc);
-    sources += (sources.empty() ? "" : ", ") + fmt::format("`{}` (commit {}, copy ceiling {:.0f} GB/s)", path,
-                                                          doc.value("commit", std::string("?")),
-                                                          doc.contains("copy") ? doc["copy"].value("gbps", 0.0) : 0.0);
+    const std::string kernels = kernel_sources_text(doc);
+    sources += (sources.empty() ? "" : ", ") +
+               fmt::format("`{}` (commit {}{}, copy ceiling {:.0f} GB/s)", path, doc.value("commit", std::string("?")),
+                           kernels.empty() ? "" : ", kernel sources " + kernels,
+                           doc.contains("copy") ? doc["copy"].value("gbps", 0.0) : 0.0);
   }
   std::string md = fmt::format("## Against the targets (`{}`)\n\n", targets_path);
   md += "Judged here from " + (sources.empty() ? std::string("no timed bench document") : sources) +

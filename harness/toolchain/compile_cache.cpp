@@ -12,27 +12,13 @@
 
 #include <fmt/format.h>
 
+#include "harness/core/hasher.h"
 #include "harness/toolchain/paths.h"
 
 namespace ladder::toolchain {
 namespace fs = std::filesystem;
 
 namespace {
-
-// 128-bit FNV-1a (two 64-bit lanes with different bases): a cache key, not a security boundary.
-struct Hasher {
-  std::uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-  void add(std::string_view s) {
-    for (unsigned char c : s) {
-      a = (a ^ c) * 0x100000001b3ull;
-      b = (b ^ c) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
-    }
-    // A separator so ("ab","c") and ("a","bc") differ.
-    a = (a ^ 0xff) * 0x100000001b3ull;
-    b = (b ^ 0xfe) * 0x100000001b3ull;
-  }
-  std::string hex() const { return fmt::format("{:016x}{:016x}", a, b); }
-};
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
