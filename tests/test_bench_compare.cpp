@@ -59,6 +59,18 @@ TEST_CASE("compare matches bench cases and gives each its times before and after
   CHECK_FALSE(find(changes, "add_rmsnorm", 4096).lost());  // new: nothing lost
   const std::string table = ladder::bench_compare_table(changes, a, b);
   CHECK(table.find("copy ceiling 4200 GB/s") != std::string::npos);
+  CHECK(table.find("kernel sources") == std::string::npos);  // documents without them
+  // Documents that name their kernel sources show them; the same tree twice is pointed out.
+  a["kernels"] = {{"dir", "/k"}, {"from_env", false}, {"digest", "0123456789abcdef0123456789abcdef"}};
+  b["kernels"] = {{"dir", "/t"}, {"from_env", true}, {"digest", "fedcba9876543210fedcba9876543210"}};
+  const std::string named = ladder::bench_compare_table(changes, a, b);
+  CHECK(named.find("kernel sources `/k`, digest 0123456789ab") != std::string::npos);
+  CHECK(named.find("kernel sources `/t` (LADDER_KERNELS_DIR), digest fedcba987654") != std::string::npos);
+  CHECK(named.find("same kernel sources") == std::string::npos);
+  b["kernels"]["digest"] = a["kernels"]["digest"];
+  b["commit"] = a.value("commit", "");
+  CHECK(ladder::bench_compare_table(changes, a, b).find("note: both runs compiled the same kernel sources") !=
+        std::string::npos);
   CHECK(table.find("70.00 -> 63.00 (0.900)") != std::string::npos);
   CHECK(table.find("ladder [loop_passes=2]") != std::string::npos);
   CHECK(table.find("LOST: CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos);

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/core/json_member.h"
+#include "harness/report/bench_markdown.h"
 #include "harness/report/compare.h"
 
 namespace ladder {
@@ -132,11 +133,20 @@ std::vector<BenchChange> compare_benches(const json& before, const json& after, 
 std::string bench_compare_table(const std::vector<BenchChange>& changes, const json& before, const json& after) {
   auto head = [](const json& doc) {
     const double copy = doc.contains("copy") ? doc["copy"].value("gbps", 0.0) : 0.0;
-    return fmt::format("{} (commit {}, {}, copy ceiling {})", doc.value("date", "?"), doc.value("commit", "?"),
+    const std::string kernels = kernel_sources_text(doc);
+    return fmt::format("{} (commit {}{}, {}, copy ceiling {})", doc.value("date", "?"), doc.value("commit", "?"),
+                       kernels.empty() ? "" : ", kernel sources " + kernels,
                        doc.contains("toolchain") ? doc["toolchain"].value("gpu", "no GPU") : std::string("no GPU"),
                        copy > 0 ? fmt::format("{:.0f} GB/s", copy) : std::string("not measured"));
   };
   std::string s = "before: " + head(before) + "\nafter:  " + head(after) + "\n";
+  // The same binary over the same sources: an A/B that compares a tree with itself.
+  const json* kb = before.is_object() && before.contains("kernels") ? &before["kernels"] : nullptr;
+  const json* ka = after.is_object() && after.contains("kernels") ? &after["kernels"] : nullptr;
+  if (kb != nullptr && ka != nullptr && kb->is_object() && ka->is_object() &&
+      !kb->value("digest", std::string()).empty() && kb->value("digest", std::string()) == ka->value("digest", std::string()) &&
+      before.value("commit", "") == after.value("commit", ""))
+    s += "note: both runs compiled the same kernel sources with the same commit\n";
   s += fmt::format("{:<16} {:<5} {:>13} {:<24} {:<32} {:<32}\n", "op", "dtype", "rows x d", "impl",
                    "cold us before -> after (x)", "hot us before -> after (x)");
   std::size_t lost = 0, moved = 0;
