@@ -10,6 +10,8 @@
 #include "harness/kernels/catalog.h"
 #include "harness/kernels/kernel_sources.h"
 #include "harness/report/bench_markdown.h"
+#include "harness/report/printers.h"
+#include "harness/report/run_document.h"
 #include "tests/catch.h"
 #include "tests/cli_helpers.h"
 
@@ -96,4 +98,13 @@ TEST_CASE("kernel sources: a document without them, or whose digest failed, says
                                               {"error", "kernel sources: cannot list /nowhere"}}}};
   CHECK(ladder::kernel_sources_text(failed) ==
         "`/nowhere` (LADDER_KERNELS_DIR), digest not taken: kernel sources: cannot list /nowhere");
+}
+
+TEST_CASE("kernel sources: a verify document's section in the report names them", "[report]") {
+  ladder::RunDocument doc;
+  doc.ladder_name = "verify";
+  const std::string plain = ladder::markdown_run_section(doc, "verify");
+  CHECK(plain.find("kernel sources") == std::string::npos);
+  doc.extra["kernels"] = {{"dir", "/k"}, {"from_env", false}, {"digest", "00112233445566778899aabbccddeeff"}};
+  CHECK_THAT(ladder::markdown_run_section(doc, "verify"), has_substr("- kernel sources: `/k`, digest 001122334455\n"));
 }

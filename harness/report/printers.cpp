@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/report/bench_markdown.h"
+
 namespace ladder {
 namespace {
 
@@ -85,6 +87,7 @@ std::string markdown_run_section(const RunDocument& doc, const std::string& titl
   const auto& t = doc.toolchain;
   std::string md = fmt::format("## {}\n\n", title);
   md += fmt::format("- command: `{}`\n- date: {}; commit: {}; host: {}\n", doc.command, doc.date, doc.commit, doc.host);
+  if (const std::string k = kernel_sources_text(doc.extra); !k.empty()) md += "- kernel sources: " + k + "\n";
   const int drv = t.value("driver_version", 0);
   md += fmt::format("- GPU: {}; CUDA driver API: {}; arch: {}; NVRTC {} ({})\n", t.value("gpu", "none"),
                     drv ? fmt::format("{}.{}", drv / 1000, drv % 1000 / 10) : std::string("none"), t.value("arch", "?"),
