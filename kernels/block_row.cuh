@@ -324,7 +324,7 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
     }
     norm::row_group_sum<true>(acc, scratch, parity);
     const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
-    const float shift = -mu * inv_std;
+    const norm::Standardize<T> standardize(mu, inv_std);
     if (threadIdx.x == 0) {
       if (mean != nullptr) mean[row] = mu;
       if (rstd != nullptr) rstd[row] = inv_std;
@@ -338,7 +338,7 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
         E::unpack(gamma_staged[i * THREADS + br.tx], g);
         E::unpack(beta_staged[i * THREADS + br.tx], b);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) v[i][e] = fmaf(norm::standardize<T>(v[i][e], mu, inv_std, shift), g[e], b[e]);
+        for (int e = 0; e < kVec; ++e) v[i][e] = fmaf(standardize(v[i][e]), g[e], b[e]);
         br.store(yr, i, v[i]);
       }
     } else if (fast) {
@@ -346,7 +346,7 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
       for (int i = 0; i < ITEMS; ++i) {
         if (!br.inside[i]) continue;
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) v[i][e] = norm::standardize<T>(v[i][e], mu, inv_std, shift);
+        for (int e = 0; e < kVec; ++e) v[i][e] = standardize(v[i][e]);
         br.store(yr, i, v[i]);
       }
     } else {
@@ -354,7 +354,7 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
       for (int i = 0; i < ITEMS; ++i) {
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          v[i][e] = norm::standardize<T>(v[i][e], mu, inv_std, shift);
+          v[i][e] = standardize(v[i][e]);
           if (gamma != nullptr) v[i][e] *= br.element(gamma, i, e, d);
           if (beta != nullptr) v[i][e] += br.element(beta, i, e, d);
         }

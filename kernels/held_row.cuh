@@ -127,7 +127,7 @@ __device__ __forceinline__ void layernorm_held_rows(T* y, const T* x, const T* g
     }
     row_group_sum<true>(acc, scratch, parity);
     const float inv_std = rsqrtf(mean_of(acc[0], d) + eps);
-    const float shift = -mu * inv_std;
+    const norm::Standardize<T> standardize(mu, inv_std);
     if (tx == 0) {
       if (mean != nullptr) mean[row] = mu;
       if (rstd != nullptr) rstd[row] = inv_std;
@@ -144,10 +144,10 @@ __device__ __forceinline__ void layernorm_held_rows(T* y, const T* x, const T* g
         E::unpack(__ldg(reinterpret_cast<const uint4*>(gamma) + c), g);
         E::unpack(__ldg(reinterpret_cast<const uint4*>(beta) + c), b);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) v[e] = fmaf(standardize<T>(v[e], mu, inv_std, shift), g[e], b[e]);
+        for (int e = 0; e < kVec; ++e) v[e] = fmaf(standardize(v[e]), g[e], b[e]);
       } else {
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) v[e] = standardize<T>(v[e], mu, inv_std, shift);
+        for (int e = 0; e < kVec; ++e) v[e] = standardize(v[e]);
         if (gamma != nullptr) {
           float g[kVec];
           E::unpack(__ldg(reinterpret_cast<const uint4*>(gamma) + c), g);

@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(MAX_THREADS)
     }
     norm::row_group_sum<true>(acc, scratch, parity);
     const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
-    const float shift = -mu * inv_std;
+    const norm::Standardize<T> standardize(mu, inv_std);
     if (active && threadIdx.x == 0) {
       if (mean != nullptr) mean[row] = mu;
       if (rstd != nullptr) rstd[row] = inv_std;
@@ -135,10 +135,10 @@ __global__ void __launch_bounds__(MAX_THREADS)
             E::unpack(affine_chunk(gamma, gamma_reads, gs[i]), g);
             E::unpack(affine_chunk(beta, beta_reads, bs[i]), b);
 #pragma unroll
-            for (int e = 0; e < kVec; ++e) v[e] = fmaf(norm::standardize<T>(v[e], mu, inv_std, shift), g[e], b[e]);
+            for (int e = 0; e < kVec; ++e) v[e] = fmaf(standardize(v[e]), g[e], b[e]);
           } else {
 #pragma unroll
-            for (int e = 0; e < kVec; ++e) v[e] = norm::standardize<T>(v[e], mu, inv_std, shift);
+            for (int e = 0; e < kVec; ++e) v[e] = standardize(v[e]);
             if (gamma != nullptr) {
               float g[kVec];
               E::unpack(affine_chunk(gamma, gamma_reads, gs[i]), g);

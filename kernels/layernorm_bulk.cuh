@@ -46,13 +46,13 @@ __device__ __forceinline__ void layernorm_row_elementwise(T* yr, const T* xr, co
   }
   row_group_sum<true>(acc, scratch, parity);
   const float inv_std = rsqrtf(mean_of(acc[0], d) + eps);
-  const float shift = -mu * inv_std;
+  const norm::Standardize<T> standardize(mu, inv_std);
   if (tx == 0) {
     if (mean != nullptr) mean[row] = mu;
     if (rstd != nullptr) rstd[row] = inv_std;
   }
   for (int c = tx; c < d; c += THREADS) {
-    float o = norm::standardize<T>(E::to_float(xr[c]), mu, inv_std, shift);
+    float o = standardize(E::to_float(xr[c]));
     if (gamma != nullptr) o *= E::to_float(gamma[c]);
     if (beta != nullptr) o += E::to_float(beta[c]);
     yr[c] = E::from_float(o);
@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(THREADS, THREADS <= 1024 / 2 ? 1024 / THREADS 
     }
     norm::row_group_sum<true>(acc, scratch, parity);
     const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
-    const float shift = -mu * inv_std;
+    const norm::Standardize<T> standardize(mu, inv_std);
     if (tx == 0) {
       if (mean != nullptr) mean[row] = mu;
       if (rstd != nullptr) rstd[row] = inv_std;
@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(THREADS, THREADS <= 1024 / 2 ? 1024 / THREADS 
       E::unpack(norm::opaque(b[i]), bv);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
-        float o = norm::standardize<T>(v[e], mu, inv_std, shift);
+        float o = standardize(v[e]);
         if (gamma != nullptr) o *= gv[e];
         if (beta != nullptr) o += bv[e];
         v[e] = o;

@@ -99,7 +99,7 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
       var = mean_of(acc[0], d);
     }
     const float inv_std = rsqrtf(var + eps);
-    const float shift = -mu * inv_std;
+    const norm::Standardize<T> standardize(mu, inv_std);
     if (tx == 0) {
       if (mean != nullptr) mean[row] = mu;
       if (rstd != nullptr) rstd[row] = inv_std;
@@ -111,14 +111,14 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
         if (has(beta)) E::unpack(__ldg(reinterpret_cast<const uint4*>(beta) + c), b);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          float o = standardize<T>(v[e], mu, inv_std, shift);
+          float o = standardize(v[e]);
           if (has(gamma)) o *= g[e];
           if (has(beta)) o += b[e];
           v[e] = o;
         }
         __stcs(reinterpret_cast<uint4*>(yr) + c, E::pack(v));
       } else {
-        float o = standardize<T>(v[0], mu, inv_std, shift);
+        float o = standardize(v[0]);
         if (gamma != nullptr) o *= E::to_float(gamma[c]);
         if (beta != nullptr) o += E::to_float(beta[c]);
         yr[c] = E::from_float(o);

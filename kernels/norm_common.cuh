@@ -25,21 +25,27 @@ namespace norm {
 constexpr unsigned kFullMask = 0xffffffffu;
 constexpr int kChunkBytes = 16;
 
-// LayerNorm's standardized value (v - mean) * rstd. 16-bit builds take it as one fma,
-// v * rstd + shift with shift = -mean * rstd, where the subtraction and the product are two
-// instructions. Its rounding is at the size of (|v| + |mean|) * rstd rather than of the result:
-// under 2^-17 absolute while |mean| < 100 std, 1/128 of an fp16 ulp at 1, and the error scale
-// the oracle holds LayerNorm's y to (oracles/norms.cpp, layernorm_scales) is that size already.
+// LayerNorm's standardized value (v - mean) * rstd for one row's mean and rstd. 16-bit builds
+// take it as one fma, v * rstd + shift with shift = -mean * rstd (derived once a row), where the
+// subtraction and the product are two instructions. Its rounding is at the size of
+// (|v| + |mean|) * rstd rather than of the result: under 2^-17 absolute while |mean| < 100 std,
+// 1/128 of an fp16 ulp at 1, and the error scale the oracle holds LayerNorm's y to
+// (oracles/norms.cpp, layernorm_scales) is that size already.
 // fp32 builds keep the exact difference (not timed with the fma).
 // Measured on the H200 (call 246, reports/h200/bench-ln-246.txt, two rounds, cold, against the
 // two-instruction form): bf16 65536x1024 69.6 -> 68.9-69.1 us, 8192x8192 69.9-70.1 -> 69.6-69.8,
 // 4096x16384 72.1 -> 71.7, f16 65536x1024 71.5-71.6 -> 70.5, 4096x16384 71.1-71.4 -> 70.5-70.7,
 // 2048x32768 level; every LayerNorm verify rung passed with it (verify-ln-both-246.txt).
 template <typename T>
-__device__ __forceinline__ float standardize(float v, float mu, float inv_std, float shift) {
-  if constexpr (sizeof(T) == 2) return fmaf(v, inv_std, shift);
-  else return (v - mu) * inv_std;
-}
+struct Standardize {
+  float mu, inv_std, shift;
+  __device__ __forceinline__ Standardize(float mean, float rstd)
+      : mu(mean), inv_std(rstd), shift(-mean * rstd) {}
+  __device__ __forceinline__ float operator()(float v) const {
+    if constexpr (sizeof(T) == 2) return fmaf(v, inv_std, shift);
+    else return (v - mu) * inv_std;
+  }
+};
 
 // Element <-> float conversions and 16-byte packing. Accumulation is always fp32.
 template <typename T> struct Elem;

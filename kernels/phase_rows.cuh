@@ -386,7 +386,7 @@ __global__ void __launch_bounds__(1024)
     const norm::RowMoments m = norm::join_warp_moments(mw, acc[0], scratch, parity, d);
     const float mu = m.mean;
     const float inv_std = rsqrtf(norm::mean_of(m.m2, d) + eps);
-    const float shift = -mu * inv_std;
+    const norm::Standardize<T> standardize(mu, inv_std);
     if (threadIdx.x == 0) {
       if (mean != nullptr) mean[row] = mu;
       if (rstd != nullptr) rstd[row] = inv_std;
@@ -398,7 +398,7 @@ __global__ void __launch_bounds__(1024)
       float(&v)[kVec] = LADDER_PHASE_VALUES(i, fresh);
       if constexpr (!kUnpackOnce) E::unpack(xs[i], v);
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) v[e] = norm::standardize<T>(v[e], mu, inv_std, shift);
+      for (int e = 0; e < kVec; ++e) v[e] = standardize(v[e]);
       if (gamma != nullptr) {
         float g[kVec];
         E::unpack(norm::phase_weight<T, ITEMS>(gamma_slots, i), g);
