@@ -1,7 +1,7 @@
 #!/bin/bash
 # Call 253: on an H200 only, every verify rung of every op (the issue's done-when asks it of the
-# H200; call 251 ran it on an H100), (main's bench of record, call 249, ran on the same kernels). On any other
-# card it does nothing: call 251 already verified these kernels there.
+# H200; call 251 ran it on an H100). No bench: call 249's, the bench of record, ran on the same
+# kernels. On any other card it does nothing: call 251 already verified these kernels there.
 # Carried: .device/ladder (main's build, stripped). Files go to $OUT.
 set -u
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
