@@ -11,7 +11,7 @@ export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc
 left() { local l=$(( $1 - SECONDS )); [ $l -lt 5 ] && l=5; echo $l; }
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "# Call ${CALL:-251} ($LADDER_COMMIT, a251.sh) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)"
-timeout $(left 500) $B verify --jobs 14 --json $OUT/verify.json > $OUT/verify.txt 2>&1; echo "verify exit $? at $SECONDS s"
+timeout $(left ${VERIFY_S:-500}) $B verify --jobs 14 --json $OUT/verify.json > $OUT/verify.txt 2>&1; echo "verify exit $? at $SECONDS s"
 grep -E "FAIL|UNRESOLVED|XPASS|rungs:" $OUT/verify.txt | grep -v " PASS " | head -20
 gzip $OUT/verify.json 2>/dev/null
 if [ "${BENCH:-0}" = 1 ] && [[ $card == *H200* ]]; then
