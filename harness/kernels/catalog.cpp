@@ -282,9 +282,13 @@ std::vector<Build> all_builds() {
   return {builds.begin(), builds.end()};
 }
 
+const char* kernels_dir_from_env() {
+  const char* env = std::getenv("LADDER_KERNELS_DIR");
+  return env != nullptr && *env != '\0' ? env : nullptr;
+}
+
 std::string kernels_dir() {
-  if (const char* env = std::getenv("LADDER_KERNELS_DIR"); env != nullptr && *env != '\0')
-    return env;
+  if (const char* env = kernels_dir_from_env()) return env;
   return std::string(LADDER_SOURCE_DIR) + "/kernels";
 }
 

@@ -43,6 +43,8 @@ struct Build {
 // shapes that reach all its builds: what the CI compiles and kernels/README.md documents.
 std::vector<Build> all_builds();
 
+// $LADDER_KERNELS_DIR where it is set and not empty, else null: the one place that reads it.
+const char* kernels_dir_from_env();
 // Absolute path of kernels/ (from the build's source dir, or $LADDER_KERNELS_DIR).
 std::string kernels_dir();
 

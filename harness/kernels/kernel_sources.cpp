@@ -1,7 +1,6 @@
 #include "harness/kernels/kernel_sources.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
@@ -34,8 +33,7 @@ std::string sources_digest(const std::string& dir) {
 KernelSources kernel_sources() {
   KernelSources s;
   s.dir = kernels_dir();
-  const char* env = std::getenv("LADDER_KERNELS_DIR");
-  s.from_env = env != nullptr && *env != '\0';
+  s.from_env = kernels_dir_from_env() != nullptr;
   try {
     s.digest = sources_digest(s.dir);
   } catch (const std::exception& e) {

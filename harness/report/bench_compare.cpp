@@ -141,11 +141,8 @@ std::string bench_compare_table(const std::vector<BenchChange>& changes, const j
   };
   std::string s = "before: " + head(before) + "\nafter:  " + head(after) + "\n";
   // The same binary over the same sources: an A/B that compares a tree with itself.
-  auto digest = [](const json& doc) {
-    const json& k = doc.is_object() && doc.contains("kernels") ? doc["kernels"] : json();
-    return k.is_object() ? k.value("digest", std::string()) : std::string();
-  };
-  if (!digest(before).empty() && digest(before) == digest(after) && before.value("commit", "") == after.value("commit", ""))
+  const std::string digest = kernel_sources_digest(before);
+  if (!digest.empty() && digest == kernel_sources_digest(after) && before.value("commit", "") == after.value("commit", ""))
     s += "note: both runs compiled the same kernel sources with the same commit\n";
   s += fmt::format("{:<16} {:<5} {:>13} {:<24} {:<32} {:<32}\n", "op", "dtype", "rows x d", "impl",
                    "cold us before -> after (x)", "hot us before -> after (x)");

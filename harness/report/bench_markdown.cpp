@@ -149,10 +149,23 @@ std::string peers_markdown(const json& peers, const std::string& path) {
   return md + "\n";
 }
 
+namespace {
+// The document's "kernels" object, or null where it has none.
+const json* kernel_sources_of(const json& doc) {
+  return doc.is_object() && doc.contains("kernels") && doc["kernels"].is_object() ? &doc["kernels"] : nullptr;
+}
+}  // namespace
+
+std::string kernel_sources_digest(const json& doc) {
+  const json* k = kernel_sources_of(doc);
+  return k != nullptr ? k->value("digest", std::string()) : std::string();
+}
+
 std::string kernel_sources_text(const json& doc) {
-  if (!doc.is_object() || !doc.contains("kernels") || !doc["kernels"].is_object()) return "";
-  const json& k = doc["kernels"];
-  const std::string digest = k.value("digest", std::string());
+  const json* found = kernel_sources_of(doc);
+  if (found == nullptr) return "";
+  const json& k = *found;
+  const std::string digest = kernel_sources_digest(doc);
   return fmt::format("`{}`{}, digest {}", k.value("dir", std::string("?")),
                      k.value("from_env", false) ? " (LADDER_KERNELS_DIR)" : "",
                      digest.empty() ? "not taken: " + k.value("error", std::string("?")) : digest.substr(0, 12));

@@ -26,6 +26,8 @@ std::string bench_markdown(const nlohmann::json& bench, const std::string& path,
 // Where a bench or verify document's kernels came from ("kernels": dir, digest), as one line of
 // text: "`dir` (LADDER_KERNELS_DIR), digest 0123456789ab"; "" for a document without it.
 std::string kernel_sources_text(const nlohmann::json& doc);
+// The same object's digest ("" where the document has none or its digest failed).
+std::string kernel_sources_digest(const nlohmann::json& doc);
 // One peers document's table; `path`, where given, is named in its heading.
 std::string peers_markdown(const nlohmann::json& peers, const std::string& path = "");
 // Several peers documents as one for fastest_peer: every row of every document, each marked with
