@@ -5,7 +5,10 @@
 #   (about 30 instructions a sum a thread where row_group_sum took about 65, ptxas sm_90 SASS).
 # - both: sum plus patches/stream-rsqrt.patch, RMSNorm's per-row 1/sqrt as rsqrtf of the mean
 #   (norm::stream_inv_rms: about 3 instructions a row where the IEEE forms took about 35).
-# LayerNorm's rows are the same code in sum and both, so they are timed on main and both only.
+# LayerNorm's rows are the same code in sum and both, so they are timed on main and both only,
+# and on both with two passes (p2: loop_passes=2, the shifted one-read statistics, which lost to
+# three passes before the block sum changed; ptxas gives both trees' two-pass bf16 body 16
+# bytes of spills at 40 registers).
 # Then, when both is faster on the rows' mean, the bench of every default case on it.
 # Carried: .device/ladder (main's build, stripped). Files go to $OUT.
 set -u
@@ -21,13 +24,14 @@ cp -r kernels /tmp/t-sum/ && (cd /tmp/t-sum && patch -s -p1 < $R/reports/h200/de
   && echo "stream-sum.patch applied" >> $L || echo "stream-sum.patch did not apply" >> $L
 cp -r /tmp/t-sum/kernels /tmp/t-both/ && (cd /tmp/t-both && patch -s -p1 < $R/reports/h200/device-calls/patches/stream-rsqrt.patch) \
   && echo "stream-rsqrt.patch applied" >> $L || echo "stream-rsqrt.patch did not apply" >> $L
-declare -A TREE=([main]=$R/kernels [sum]=/tmp/t-sum/kernels [both]=/tmp/t-both/kernels)
+declare -A TREE=([main]=$R/kernels [sum]=/tmp/t-sum/kernels [both]=/tmp/t-both/kernels [p2]=/tmp/t-both/kernels)
 CASES=(
   "main sum both|rmsnorm bf16 --shape 16384x4096 --shape 8192x8192 --shape 4096x16384 --shape 2048x32768 --shape 65536x1024"
   "main sum both|add_rmsnorm bf16 --shape 16384x4096 --shape 4096x16384"
   "main sum both|rmsnorm f32 --shape 16384x4096"
   "main both|layernorm bf16 --shape 16384x4096 --shape 8192x8192 --shape 4096x16384"
   "main both|layernorm f32 --shape 16384x4096 --shape 4096x16384"
+  "p2|layernorm bf16 --shape 16384x4096 --shape 8192x8192 --shape 4096x16384 --variant schedule=loop --variant loop_passes=2"
 )
 end_ab=$(( SECONDS + ${AB_S:-330} ))
 { for rep in 1 2; do
@@ -53,15 +57,17 @@ for f in glob.glob(os.path.join(out, "b-*.json")):
         if r.get("impl") != "ladder": continue
         k = (r["op"], r["dtype"], r["rows"], r["d"])
         runs.setdefault(k, {}).setdefault(tree, []).append((r["cold_us"], r.get("cold_clean_us", 0), r["cold_fraction"]))
-print("\nop dtype rows x d: cold us (fraction) main -> sum -> both; clean us main -> sum -> both")
+order = ["main", "sum", "both", "p2"]
+print("\nop dtype rows x d: cold us (fraction) for each tree; clean us for each tree")
 ratios = []
 for k in sorted(runs):
     t = runs[k]
     f = lambda xs, i: "/".join(f"{x[i]:.2f}" for x in xs) or "-"
     g = lambda xs: "/".join(f"{x[2]:.3f}" for x in xs) or "-"
-    m, s, b = t.get("main", []), t.get("sum", []), t.get("both", [])
-    print(f"{k[0]} {k[1]} {k[2]}x{k[3]}: {f(m,0)} ({g(m)}) -> {f(s,0)} ({g(s)}) -> {f(b,0)} ({g(b)}); "
-          f"clean {f(m,1)} -> {f(s,1)} -> {f(b,1)}")
+    m, b = t.get("main", []), t.get("both", [])
+    have = [o for o in order if o in t]
+    print(f"{k[0]} {k[1]} {k[2]}x{k[3]}: " + " -> ".join(f"{o} {f(t[o],0)} ({g(t[o])})" for o in have)
+          + "; clean " + " -> ".join(f"{o} {f(t[o],1)}" for o in have))
     if m and b:
         ratios.append(statistics.mean(x[0] for x in b) / statistics.mean(x[0] for x in m))
 if ratios:
