@@ -49,8 +49,9 @@ __global__ void __launch_bounds__(THREADS, norm::loop_min_blocks(THREADS, sizeof
 #pragma unroll
       for (int e = 0; e < kVec; ++e) sum_sq[0] = fmaf(s[e], s[e], sum_sq[0]);
     });
-    norm::row_group_sum<true>(sum_sq, scratch, parity);
-    const float inv_rms = norm::inv_rms_of(sum_sq[0], d, eps, rstd, row, true);
+    sum_sq[0] = norm::stream_block_sum<THREADS>(sum_sq[0], scratch, parity);
+    parity ^= 1;
+    const float inv_rms = norm::stream_inv_rms(sum_sq[0], d, eps, rstd, row);
     norm::for_thread_unit_pairs<T, THREADS, true>(xr, rr, fast, units, keep,
                                                   [&](const uint4& xs, const uint4& rs, int c) {
       float s[kVec];

@@ -15,6 +15,7 @@
 // kernels take their streamed bodies for every other launch.
 #pragma once
 #include "norm_common.cuh"
+#include "stream_row.cuh"
 
 namespace ladder {
 namespace norm {
@@ -74,7 +75,8 @@ __device__ __forceinline__ void rmsnorm_held_rows(T* y, const T* x, const T* w, 
     uint4 held[HOLD];
     float sum_sq[1] = {hold_row_sum<T, HOLD, THREADS>(x + row * static_cast<long long>(x_stride), units, held,
                                                       [](float acc, float v) { return fmaf(v, v, acc); })};
-    row_group_sum<true>(sum_sq, scratch, parity);
+    sum_sq[0] = stream_block_sum<THREADS>(sum_sq[0], scratch, parity);
+    parity ^= 1;
     const float inv_rms = inv_rms_of(sum_sq[0], d, eps, rstd, row, true);
     uint4* yr = reinterpret_cast<uint4*>(y + row * static_cast<long long>(y_stride));
 #pragma unroll
@@ -107,14 +109,13 @@ __device__ __forceinline__ void layernorm_held_rows(T* y, const T* x, const T* g
                                                     ReduceScratch<1>& scratch) {
   using E = Elem<T>;
   constexpr int kVec = E::kVec;
-  int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);
   const int units = d / kVec;
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     uint4 held[HOLD];
     float acc[1] = {hold_row_sum<T, HOLD, THREADS>(x + row * static_cast<long long>(x_stride), units, held,
                                                    [](float acc, float v) { return acc + v; })};
-    row_group_sum<true>(acc, scratch, parity);
+    acc[0] = stream_block_sum<THREADS>(acc[0], scratch, 0);
     const float mu = mean_of(acc[0], d);
     acc[0] = 0.f;
 #pragma unroll
@@ -125,7 +126,7 @@ __device__ __forceinline__ void layernorm_held_rows(T* y, const T* x, const T* g
 #pragma unroll
       for (int e = 0; e < kVec; ++e) acc[0] = fmaf(v[e] - mu, v[e] - mu, acc[0]);
     }
-    row_group_sum<true>(acc, scratch, parity);
+    acc[0] = stream_block_sum<THREADS>(acc[0], scratch, 1);
     const float inv_std = rsqrtf(mean_of(acc[0], d) + eps);
     const norm::Standardize<T> standardize(mu, inv_std);
     if (tx == 0) {

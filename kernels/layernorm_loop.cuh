@@ -43,7 +43,6 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
   const bool fast = KIND == LoopLaunch::Any ? vec_path : KIND != LoopLaunch::Elements;
   // Whether the 16-byte output reads and applies a weight: known for VecAffine, else tested.
   auto has = [](const T* weight) { return KIND == LoopLaunch::VecAffine || weight != nullptr; };
-  int parity = 0;
   const int tx = static_cast<int>(threadIdx.x);
   // Units a thread walks: 16-byte chunks on the fast path, single elements otherwise.
   const int units = fast ? d / kVec : d;
@@ -52,6 +51,19 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
       tx < units ? static_cast<float>(((units - 1 - tx) / THREADS + 1) * per_unit) : 0.f;
   const float my_inv_count = my_count > 0.f ? 1.f / my_count : 0.f;
   const unsigned long long keep = keep_policy();
+  // The row's two block sums (sets 0 and 1 of the scratch). 16-bit builds take stream_block_sum;
+  // fp32 builds keep row_group_sum, with which ptxas gives their bodies 40 registers (three
+  // 512-thread rows an SM) where stream_block_sum's took 48-62 (two rows), measured 1.5% slower
+  // on an H100 at 4096x16384 (call 257, reports/h100/bench-stream-257.txt).
+  auto block_sum = [&](float v, int set) {
+    if constexpr (sizeof(T) == 2) {
+      return stream_block_sum<THREADS>(v, scratch, set);
+    } else {
+      float sum[1] = {v};
+      row_group_sum<true>(sum, scratch, set);
+      return sum[0];
+    }
+  };
 
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * static_cast<long long>(x_stride);
@@ -63,7 +75,7 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
 #pragma unroll
         for (int e = 0; e < kVec; ++e) acc[0] += v[e];
       });
-      row_group_sum<true>(acc, scratch, parity);
+      acc[0] = block_sum(acc[0], 0);
       mu = mean_of(acc[0], d);
       acc[0] = 0.f;
       for_thread_units<T, THREADS, false>(xr, fast, units, keep, [&](const float(&v)[kVec], int) {
@@ -73,7 +85,7 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
           acc[0] = fmaf(dev, dev, acc[0]);
         }
       });
-      row_group_sum<true>(acc, scratch, parity);
+      acc[0] = block_sum(acc[0], 1);
       var = mean_of(acc[0], d);
     } else {
       // The shift: this thread's first value (its first unit's first element).
@@ -90,12 +102,12 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
       // The row's sum, then its squared deviations as the parallel-variance identity has them:
       // the threads' own (q - s^2 / n) plus n (mean_t - mean)^2 each.
       float acc[1] = {fmaf(my_count, shift, s)};
-      row_group_sum<true>(acc, scratch, parity);
+      acc[0] = block_sum(acc[0], 0);
       mu = mean_of(acc[0], d);
       const float dev_mean = shift + s * my_inv_count - mu;
       acc[0] = my_count > 0.f ? fmaxf(q - s * s * my_inv_count, 0.f) + my_count * dev_mean * dev_mean
                               : 0.f;
-      row_group_sum<true>(acc, scratch, parity);
+      acc[0] = block_sum(acc[0], 1);
       var = mean_of(acc[0], d);
     }
     const float inv_std = rsqrtf(var + eps);

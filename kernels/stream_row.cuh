@@ -27,6 +27,54 @@ __device__ __forceinline__ void expect_stream_block() {
   if (blockDim.x != THREADS || blockDim.y != 1) __trap();
 }
 
+// A streamed kernel's row sum over its block (THREADS x 1, as expect_stream_block checks): the
+// same sum as row_group_sum<true>'s, bit for bit, with the block's shape a constant. Why:
+// row_group_sum serves any group width, so each row it tested the width before every butterfly
+// step, rebuilt the group's slot address from threadIdx.y, and ran all five steps over the
+// warps' partials. Here the first butterfly takes five unconditional steps and the second only
+// log2 of the warps: each lane reads slot lane mod kSpan (kSpan, the warps rounded up to a power
+// of two, zero past the last warp), so every aligned span of lanes holds the partials and the
+// steps below kSpan add the pairs row_group_sum added (its steps at or above kSpan added zeros).
+// set: which of the scratch's two sets of slots (0 or 1); consecutive sums of a block must
+// alternate, so that no slot is written while a slower warp still reads it. LayerNorm's two sums a
+// row take sets 0 and 1 as constants; RMSNorm's one sum a row alternates with the row.
+template <int THREADS>
+__device__ __forceinline__ float stream_block_sum(float v, ReduceScratch<1>& scratch, int set) {
+  constexpr int kWarps = THREADS / 32;
+  constexpr int kSpan = kWarps <= 1 ? 1 : kWarps <= 2 ? 2 : kWarps <= 4 ? 4 : kWarps <= 8 ? 8
+                        : kWarps <= 16 ? 16 : 32;
+  static_assert(THREADS % 32 == 0 && kWarps >= 2 && kWarps <= 32, "a streamed block is 2-32 warps");
+  float s[1] = {v};
+  warp_sum(s);
+  float(*slots)[1] = scratch.partial[set];
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  if (lane == 0) slots[threadIdx.x >> 5][0] = s[0];
+  __syncthreads();
+  // The lane read again, rather than kept: a register held through the row would push the
+  // 40-register bodies (layernorm_loop.cuh) into spills.
+  unsigned lane_now;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane_now));
+  const int slot = static_cast<int>(lane_now) & (kSpan - 1);
+  float total = slot < kWarps ? slots[slot][0] : 0.f;
+#pragma unroll
+  for (int offset = kSpan / 2; offset > 0; offset >>= 1)
+    total += __shfl_xor_sync(kFullMask, total, offset);
+  return total;
+}
+
+// RMSNorm's 1 / sqrt(mean(x^2) + eps) for a streamed row (inv_rms_of's, stored the same way), as
+// rsqrtf of the mean taken by mean_of's product with 1 / d: three instructions a row where the
+// IEEE division, square root and reciprocal took about thirty-five, each thread, each row. The
+// result differs from inv_rms_of's by an ulp or two of fp32 (LayerNorm's rstd is taken so too).
+// The held rows (held_row.cuh) keep inv_rms_of: with this form ptxas spilled their 4- and
+// 8-chunk builds (24-72 bytes a thread) at their register bounds.
+__device__ __forceinline__ float stream_inv_rms(float row_sum_sq, int d, float eps, float* rstd,
+                                                long long row) {
+  const float inv_rms = rsqrtf(mean_of(row_sum_sq, d) + eps);
+  if (rstd != nullptr && threadIdx.x == 0) rstd[row] = inv_rms;
+  return inv_rms;
+}
+
 // Calls f(values, unit) for each of thread threadIdx.x's units of `row` (16-byte chunks when
 // `fast`, else single elements: then only values[0] is the row's), UNROLL chunks (1-4) in flight
 // at a time. LAST: the row's last read (evict-first loads) rather than one whose lines L2 keeps.
