@@ -21,7 +21,8 @@ namespace norm {
 // at run time (fp32 builds). 16-bit builds give each kind of launch a body of its own, so that a
 // launch's registers are its own kind's: Elements (off the 16-byte path), Vec (16-byte, gamma and
 // beta each tested) and VecAffine (16-byte with both). The 16-byte bodies then fit 40 registers
-// without spills (three 512-thread rows an SM) where one body for all needed 48-64.
+// (three 512-thread rows an SM) where one body for all needed 48-64; VecAffine without spills,
+// Vec reloading 1/d and a loop counter from L1 once a row (8 bytes; f16 16) since call 258.
 enum class LoopLaunch { Any, Elements, Vec, VecAffine };
 
 // Thread slots an SM the 16-bit launch bound asks for (loop_min_blocks), and the chunks a thread
