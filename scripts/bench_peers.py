@@ -247,16 +247,29 @@ def main():
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--cache", default="cold", help="cold, hot or cold,hot")
     ap.add_argument("--only", default="", help="comma-separated ops to run (default: all)")
+    ap.add_argument("--shape", action="append", default=[], metavar="ROWSxD",
+                    help="run only the cases of this shape (repeatable; default: every shape)")
     args = ap.parse_args()
-    if not torch.cuda.is_available():
-        print("bench_peers: no CUDA device", file=sys.stderr)
-        return 2
 
     modes = [m for m in args.cache.split(",") if m]
     for m in modes:
         if m not in ("cold", "hot"):
             ap.error(f"--cache: unknown mode {m!r}")
     only = {o for o in args.only.split(",") if o}
+    shapes = set()
+    for text in args.shape:
+        try:
+            rows_text, d_text = text.lower().split("x")
+            shapes.add((int(rows_text), int(d_text)))
+        except ValueError:
+            ap.error(f"--shape {text!r}: expected ROWSxD, such as 1x4096")
+    cases = [c for c in FORWARD_CASES + BACKWARD_CASES
+             if (not only or c[0] in only) and (not shapes or (c[2], c[3]) in shapes)]
+    if not cases:
+        ap.error("--only and --shape leave no case to run")
+    if not torch.cuda.is_available():
+        print("bench_peers: no CUDA device", file=sys.stderr)
+        return 2
     timer = Timer(args.reps, args.warmup)
     doc = {
         "schema_version": 1,
@@ -273,9 +286,7 @@ def main():
     if args.json:
         write_json_atomic(args.json, doc)
 
-    for op, dt, rows, d in FORWARD_CASES + BACKWARD_CASES:
-        if only and op not in only:
-            continue
+    for op, dt, rows, d in cases:
         dtype = DTYPES[dt]
         builder = backward_impls if op.endswith("_bwd") else forward_impls
         try:
