@@ -100,16 +100,19 @@ TEST_CASE("plan picks register-resident geometry for the benchmark shapes", "[ke
 TEST_CASE("rows a block: two where a 16-bit LayerNorm or RMSNorm row on the 16-byte grid takes one warp, else 256 threads",
           "[kernels]") {
   ladder::register_builtin_oracles();
-  struct Want { std::string op; DType dt; std::int64_t d; std::string entry; std::uint32_t rpb; };
-  for (const auto& w : {Want{"layernorm", DType::BF16, 1024, "ladder::layernorm_fwd<__nv_bfloat16, 4>", 2},
-                        Want{"layernorm", DType::F16, 1024, "ladder::layernorm_fwd<__half, 4>", 2},
+  struct Want { std::string op; DType dt; std::int64_t d; std::string entry; std::uint32_t rpb; bool regs = false; };
+  // LayerNorm's 16-bit rows of 1024 by schedule=regs: auto holds them (test_loop_plans.cpp).
+  for (const auto& w : {Want{"layernorm", DType::BF16, 1024, "ladder::layernorm_fwd<__nv_bfloat16, 4>", 2, true},
+                        Want{"layernorm", DType::F16, 1024, "ladder::layernorm_fwd<__half, 4>", 2, true},
                         Want{"layernorm", DType::BF16, 768, "ladder::layernorm_fwd<__nv_bfloat16, 3>", 2},
                         Want{"rmsnorm", DType::BF16, 768, "ladder::rmsnorm_fwd<__nv_bfloat16, 3>", 2},
                         // Narrower 16-bit rows, fp32 rows and add_rmsnorm: eight warps' worth.
                         Want{"layernorm", DType::BF16, 256, "ladder::layernorm_fwd<__nv_bfloat16, 4>", 32},
                         Want{"layernorm", DType::F32, 512, "ladder::layernorm_fwd<float, 4>", 8},
                         Want{"add_rmsnorm", DType::BF16, 512, "ladder::add_rmsnorm_fwd<__nv_bfloat16, 2, false>", 8}}) {
-    const auto L = plan_checked({w.op, w.dt, {}}, {{"rows", 65536}, {"d", w.d}}).front();
+    const std::map<std::string, std::string> variant =
+        w.regs ? std::map<std::string, std::string>{{"schedule", "regs"}} : std::map<std::string, std::string>{};
+    const auto L = plan_checked({w.op, w.dt, variant}, {{"rows", 65536}, {"d", w.d}}).front();
     INFO(w.op << " " << ladder::label(w.dt) << " d=" << w.d << " " << L.entry << " block " << L.block[0]
               << "x" << L.block[1]);
     CHECK(L.entry == w.entry);
@@ -422,7 +425,8 @@ TEST_CASE("kept row reads are in the builds that measured faster with them, and 
   auto kept = [&](const std::string& op, DType dtype, std::int64_t rows, std::int64_t d) {
     return planned_ptx(nvrtc, op, dtype, rows, d).find("L2::cache_hint") != std::string::npos;
   };
-  CHECK(kept("layernorm", DType::BF16, 65536, 1024));       // the register kernel's x
+  CHECK(kept("layernorm", DType::BF16, 2047, 1024));        // the register kernel's x
+  CHECK(kept("layernorm", DType::BF16, 65536, 1024));       // the held rows (held_row.cuh)
   CHECK(kept("layernorm", DType::F32, 65536, 1024));
   CHECK(kept("layernorm", DType::BF16, 2048, 32768));       // the bulk copies
   CHECK(kept("rmsnorm_bwd", DType::BF16, 2048, 16384));

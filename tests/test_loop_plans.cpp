@@ -107,6 +107,13 @@ TEST_CASE("schedule=auto takes a streamed kernel where the H200 measured it fast
   CHECK(auto_entry(DType::F32, 16384, 4096) == "ladder::layernorm_fwd_loop<float, 256, 3>");
   CHECK(auto_entry(DType::F32, 8192, 8192) == "ladder::layernorm_fwd_loop<float, 512, 3>");
   CHECK(auto_entry(DType::F32, 4096, 16384) == "ladder::layernorm_fwd_loop<float, 512, 2>");
+  // 16-bit rows of 128 chunks: held (loop_hold), two chunks a thread of 64 (call 260); fp32
+  // keeps the register kernel, and fewer rows than measured do too.
+  CHECK(auto_entry(DType::BF16, 65536, 1024) == "ladder::layernorm_fwd_loop<__nv_bfloat16, 64, 3, 2>");
+  CHECK(auto_entry(DType::F16, 2048, 1024) == "ladder::layernorm_fwd_loop<__half, 64, 3, 2>");
+  CHECK(entry_of({"layernorm", DType::BF16, {}}, 65536, 1024).block[0] == 64);
+  CHECK(auto_entry(DType::F32, 65536, 1024).find("_loop<") == std::string::npos);
+  CHECK(auto_entry(DType::BF16, 2047, 1024).find("_loop<") == std::string::npos);
   const auto L = entry_of({"layernorm", DType::BF16, {}}, 16384, 4096);
   CHECK(L.grid[0] == 16384);
   CHECK(L.block[0] == 128);

@@ -53,6 +53,11 @@ const std::vector<std::string> kLoopHold{"auto", "0", "2", "4", "8"};
 // kernel auto took: bf16 65536x1024 67.7-67.8 us against 69.5-69.6, f16 67.8 against 69.4-69.5,
 // 16384x1024 21.5-21.9 against 22.0; calls 236-237 had the held rows tie or lose at 512-2048
 // chunks (RMSNorm) and lose for LayerNorm.
+// Call 260 (reports/h100/bench-alts-260.txt, on an H100, two rounds, cold) measured 16-bit
+// LayerNorm rows of 128 chunks held the same way (loop_hold=2 at 64 threads, three passes over the
+// held chunks; 40 registers and no spills since stream_block_sum) against the register kernel auto
+// took: bf16 65536x1024 93.4 us against 94.2-94.4, f16 93.5 against 94.1-94.4. Call 261 times it
+// on the H200 (reports/h200/bench-261.txt).
 // Rows below kLoopAutoMinRows were not measured, nor other widths.
 struct LoopAuto {
   const char* op;
@@ -68,6 +73,7 @@ constexpr LoopAuto kLoopAuto[] = {
     {"layernorm", DType::F16, 2048, 512, 3},
     {"layernorm", DType::F32, 1024, 256, 3},   {"layernorm", DType::F32, 2048, 512, 3},
     {"layernorm", DType::F32, 4096, 512, 2},
+    {"layernorm", DType::BF16, 128, 64, 3, 2}, {"layernorm", DType::F16, 128, 64, 3, 2},
     {"rmsnorm", DType::BF16, 128, 64, 2, 2},   {"rmsnorm", DType::F16, 128, 64, 2, 2},
     {"rmsnorm", DType::BF16, 512, 128, 2},     {"rmsnorm", DType::BF16, 1024, 256, 2},
     {"rmsnorm", DType::BF16, 2048, 512, 2},    {"rmsnorm", DType::BF16, 4096, 512, 2},
