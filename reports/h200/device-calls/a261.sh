@@ -16,6 +16,7 @@ mkdir -p $OUT /tmp/t-base
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 L=$OUT/log-261.txt
 echo "# Call 261 ($LADDER_COMMIT, a261.sh) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)" > $L
+if [ -n "${ONLY_H200:-}" ] && [[ $card != *H200* ]]; then echo "ONLY_H200 set and this is not an H200: nothing run" >> $L; cat $L; exit 0; fi
 cp -r kernels /tmp/t-base/ && (cd /tmp/t-base && patch -s -R -p1 < $R/reports/h200/device-calls/patches/decode-rsqrt2.patch) \
   && echo "decode-rsqrt2.patch reversed for the base tree" >> $L || echo "decode-rsqrt2.patch did not reverse" >> $L
 declare -A TREE=([base]=/tmp/t-base/kernels [main]=$R/kernels)
