@@ -47,16 +47,6 @@ __device__ __forceinline__ uint4 load16_keep(const uint4* p, unsigned long long 
   return v;
 }
 
-// A 16-byte store under the keep policy: the written lines outlive other traffic in L2, so
-// the ones still there when the launch ends are written back after it rather than during it.
-// volatile, and no memory clobber, as __stcs has none: the compiler keeps it in order with the
-// other asm loads and stores but schedules the rest around it. Each caller's thread never reads
-// back what it stored, so no read needs ordering against it.
-__device__ __forceinline__ void store16_keep(void* p, const uint4& v) {
-  asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;"
-               ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w), "l"(keep_policy()));
-}
-
 template <Load KIND>
 __device__ __forceinline__ uint4 load16(const uint4* p) {
   if constexpr (KIND == Load::ReadOnly) return __ldg(p);
