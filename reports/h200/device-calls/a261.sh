@@ -62,6 +62,20 @@ if [[ $card == *H200* ]]; then
   echo "== peers of the decode row at $SECONDS s" >> $L
   timeout $(left 400) python3 scripts/bench_peers.py --only add_rmsnorm --shape 1x4096 --cache cold \
     --json $OUT/peers-decode-261.json > $OUT/peers-decode-261.txt 2>&1; echo "peers exit $?" >> $L
+  # The streamed 16-bit LayerNorm at half auto's block (eight chunks a thread, twice the rows an
+  # SM at the same 1536 thread slots): the per-row work (two block sums, the row head, the
+  # statistics) spread over twice the elements. Two rounds, cold.
+  { for rep in 1 2; do
+      for c in "16384x4096 64" "8192x8192 128" "4096x16384 256"; do
+        set -- $c
+        for v in "" "--variant schedule=loop --variant loop_threads=$2"; do
+          LADDER_CACHE_DIR=/tmp/lc-main timeout 60 $B bench layernorm --dtype bf16 --shape $1 $v 2>&1 \
+            | grep -E " ladder |rror" | sed "s/^/[${v:-auto}] /"
+        done
+      done
+    done
+  } > $OUT/bench-ln-threads-261.txt 2>&1
+  echo "LayerNorm threads done at $SECONDS s" >> $L
 fi
 echo "== verify (main: rmsnorm, add_rmsnorm, layernorm, every rung) at $SECONDS s" >> $L
 LADDER_CACHE_DIR=/tmp/lc-main timeout $(left ${END_S:-588}) $B verify rmsnorm add_rmsnorm layernorm \
