@@ -47,6 +47,37 @@ TEST_CASE("every build's resources: a row a template, ranges, and the builds wit
   CHECK(md.find("`rmsnorm_fwd`") < md.find("`rmsnorm_fwd_rows`"));
 }
 
+TEST_CASE("two tables of every build differ where a template, a count or a spill does, or registers by more than the slack",
+          "[report][resources]") {
+  using ladder::report::build_table_differences;
+  auto table = [](int lo, int hi, int builds, int spill) {
+    return ladder::report::build_resources_markdown([&] {
+      std::vector<ladder::report::BuildResources> b{build("ladder::column_sum<float>", 56, 0)};
+      for (int i = 0; i < builds; ++i)
+        b.push_back(build("ladder::rmsnorm_fwd<float, " + std::to_string(i + 1) + ">", i == 0 ? lo : hi,
+                          i == 0 ? spill : 0));
+      return b;
+    }());
+  };
+  const std::string documented = table(44, 85, 3, 0);
+  CHECK(build_table_differences(documented, documented, 4) == "");
+  // ptxas's jitter: the same source two registers apart.
+  CHECK(build_table_differences(documented, table(44, 87, 3, 0), 4) == "");
+  CHECK(build_table_differences(documented, table(42, 85, 3, 0), 4) == "");
+  // Real changes.
+  CHECK_THAT(build_table_differences(documented, table(44, 90, 3, 0), 4),
+             has_substr("rmsnorm_fwd`: registers 44–85 documented, 44–90 compiled"));
+  CHECK_THAT(build_table_differences(documented, table(44, 85, 3, 8), 4), has_substr("local memory"));
+  CHECK_THAT(build_table_differences(documented, table(44, 85, 4, 0), 4), has_substr("3 builds documented, 4 compiled"));
+  CHECK(build_table_differences(documented, table(44, 87, 3, 0), 0) != "");  // no slack: exact
+  // A template only one side has, and a row that is not the table's.
+  const std::string one = ladder::report::build_resources_markdown({build("ladder::column_sum<float>", 56, 0)});
+  CHECK_THAT(build_table_differences(documented, one, 4), has_substr("rmsnorm_fwd`: documented, not compiled"));
+  CHECK_THAT(build_table_differences(one, documented, 4), has_substr("rmsnorm_fwd`: compiled, not documented"));
+  CHECK_THAT(build_table_differences(documented + "| `broken` | x |\n", documented, 4),
+             has_substr("documented table, line 5: expected"));
+}
+
 TEST_CASE("ladder bench --every-build takes every build and nothing else", "[report][resources][cli]") {
   const Outcome alone = run_ladder("bench --every-build");
   CHECK(alone.exit_code == 2);

@@ -1,7 +1,11 @@
 #include "harness/report/build_resources.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -54,6 +58,80 @@ std::string build_resources_markdown(const std::vector<BuildResources>& builds) 
                       lo == hi ? std::to_string(lo) : fmt::format("{}–{}", lo, hi), spills);
   }
   return md;
+}
+
+namespace {
+
+struct TableRow {
+  std::string name, local;
+  int builds = 0, lo = 0, hi = 0;
+};
+
+// The body rows of a table as build_resources_markdown writes it; `problems` gets a line for
+// each row it cannot read.
+std::vector<TableRow> table_rows(const std::string& table, const char* which, std::string& problems) {
+  std::vector<TableRow> rows;
+  std::istringstream in(table);
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.rfind("| `", 0) != 0) continue;  // the header, its separator, anything else
+    std::vector<std::string> cells;
+    std::size_t at = 1;
+    while (at < line.size()) {
+      const auto bar = line.find(" |", at);
+      if (bar == std::string::npos) break;
+      cells.push_back(line.substr(at + 1, bar - at - 1));
+      at = bar + 2;
+    }
+    TableRow r;
+    int matched = 0;
+    if (cells.size() == 4) {
+      r.name = cells[0];
+      r.local = cells[3];
+      r.builds = std::atoi(cells[1].c_str());
+      matched = std::sscanf(cells[2].c_str(), "%d–%d", &r.lo, &r.hi);
+      if (matched == 1) r.hi = r.lo;
+    }
+    if (cells.size() != 4 || matched < 1 || r.builds <= 0) {
+      problems += fmt::format("{} table, line {}: expected | `kernel` | builds | registers | local memory |, got: {}\n",
+                              which, line_no, line);
+      continue;
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::string build_table_differences(const std::string& documented, const std::string& compiled,
+                                    int register_slack) {
+  std::string out;
+  const auto doc = table_rows(documented, "documented", out);
+  const auto got = table_rows(compiled, "compiled", out);
+  std::map<std::string, const TableRow*> by_name;
+  for (const auto& r : got) by_name[r.name] = &r;
+  std::set<std::string> seen;
+  for (const auto& d : doc) {
+    seen.insert(d.name);
+    const auto it = by_name.find(d.name);
+    if (it == by_name.end()) {
+      out += fmt::format("{}: documented, not compiled\n", d.name);
+      continue;
+    }
+    const TableRow& c = *it->second;
+    if (d.builds != c.builds) out += fmt::format("{}: {} builds documented, {} compiled\n", d.name, d.builds, c.builds);
+    if (std::abs(d.lo - c.lo) > register_slack || std::abs(d.hi - c.hi) > register_slack)
+      out += fmt::format("{}: registers {}–{} documented, {}–{} compiled (more than {} apart)\n", d.name, d.lo, d.hi,
+                         c.lo, c.hi, register_slack);
+    if (d.local != c.local)
+      out += fmt::format("{}: local memory \"{}\" documented, \"{}\" compiled\n", d.name, d.local, c.local);
+  }
+  for (const auto& c : got)
+    if (!seen.count(c.name)) out += fmt::format("{}: compiled, not documented\n", c.name);
+  return out;
 }
 
 using nlohmann::json;

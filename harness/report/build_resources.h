@@ -24,6 +24,15 @@ struct BuildResources {
 // builds. The header line is part of it.
 std::string build_resources_markdown(const std::vector<BuildResources>& builds);
 
+// How two such tables differ, a line a difference ("" when they agree): the templates, their
+// build counts and their local-memory cells must match exactly; the ends of a register range may
+// differ by up to `register_slack`. Why the slack: ptxas under NVRTC has given one unchanged
+// build 85 registers in one compile and 87 in another of the same source and options (the CI's
+// clean clone, 2026-12), so an exact match failed on no change; a real change (a spill, or a
+// range that moves by more) still shows. A malformed table is a difference too.
+std::string build_table_differences(const std::string& documented, const std::string& compiled,
+                                    int register_slack);
+
 
 // Whether `doc` is what `ladder bench --resources --every-build --json` writes.
 bool is_every_build_document(const nlohmann::json& doc);
