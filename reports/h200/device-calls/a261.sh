@@ -20,7 +20,7 @@ if [ -n "${ONLY_H200:-}" ] && [[ $card != *H200* ]]; then echo "ONLY_H200 set an
 cp -r kernels /tmp/t-base/ && (cd /tmp/t-base && patch -s -R -p1 < $R/reports/h200/device-calls/patches/decode-rsqrt2.patch) \
   && echo "decode-rsqrt2.patch reversed for the base tree" >> $L || echo "decode-rsqrt2.patch did not reverse" >> $L
 declare -A TREE=([base]=/tmp/t-base/kernels [main]=$R/kernels)
-{ for rep in 1 2 3; do
+{ for rep in $(seq 1 ${AB_ROUNDS:-3}); do
     for t in base main; do
       LADDER_KERNELS_DIR=${TREE[$t]} LADDER_CACHE_DIR=/tmp/lc-$t timeout 60 $B bench rmsnorm add_rmsnorm --dtype bf16 \
         --shape 1x4096 --shape 8x4096 --json $OUT/d-$t-$rep.json 2>&1 | grep -E " ladder |rror" | sed "s/^/$t /"
@@ -65,7 +65,7 @@ if [[ $card == *H200* ]]; then
   # The streamed 16-bit LayerNorm at half auto's block (eight chunks a thread, twice the rows an
   # SM at the same 1536 thread slots): the per-row work (two block sums, the row head, the
   # statistics) spread over twice the elements. Two rounds, cold.
-  { for rep in 1 2; do
+  [ -n "${NO_EXTRAS:-}" ] || { for rep in 1 2; do
       for c in "16384x4096 64" "8192x8192 128" "4096x16384 256"; do
         set -- $c
         for v in "" "--variant schedule=loop --variant loop_threads=$2"; do
@@ -77,6 +77,7 @@ if [[ $card == *H200* ]]; then
   } > $OUT/bench-ln-threads-261.txt 2>&1
   echo "LayerNorm threads done at $SECONDS s" >> $L
 fi
+if [ -n "${NO_VERIFY:-}" ]; then cat $L; tail -12 $OUT/bench-261.txt; cat $OUT/peers-decode-261.txt 2>/dev/null | tail -5; exit 0; fi
 echo "== verify (main: rmsnorm, add_rmsnorm, layernorm, every rung) at $SECONDS s" >> $L
 LADDER_CACHE_DIR=/tmp/lc-main timeout $(left ${END_S:-588}) $B verify rmsnorm add_rmsnorm layernorm \
   --jobs 14 --json $OUT/verify-fwd-261.json > $OUT/verify-fwd-261.txt 2>&1
