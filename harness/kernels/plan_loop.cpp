@@ -56,8 +56,9 @@ const std::vector<std::string> kLoopHold{"auto", "0", "2", "4", "8"};
 // Call 260 (reports/h100/bench-alts-260.txt, on an H100, two rounds, cold) measured 16-bit
 // LayerNorm rows of 128 chunks held the same way (loop_hold=2 at 64 threads, three passes over the
 // held chunks; 40 registers and no spills since stream_block_sum) against the register kernel auto
-// took: bf16 65536x1024 93.4 us against 94.2-94.4, f16 93.5 against 94.1-94.4. Call 261 times it
-// on the H200 (reports/h200/bench-261.txt).
+// took: bf16 65536x1024 93.4 us against 94.2-94.4, f16 93.5 against 94.1-94.4; call 261 (H100,
+// reports/h100/bench-261.txt, three rounds) 95.1 against 95.5, 16384x1024 -1.3% (f16 -0.5%,
+// -1.9%). Not yet timed on an H200.
 // Rows below kLoopAutoMinRows were not measured, nor other widths.
 struct LoopAuto {
   const char* op;
