@@ -46,15 +46,14 @@ __device__ __forceinline__ void decode_store(T* row, int c0, int d, bool whole,
   store_chunk(row, c0, d, false, v);
 }
 
-// A decode row's 1 / sqrt(mean(x^2) + eps): the block's sum (row_group_sum), then stream_inv_rms's
-// rsqrtf, whose three instructions replace the IEEE division, square root and reciprocal on the
-// path every launch waits on.
-template <bool UNROLLED = false>
+// A decode row's 1 / sqrt(mean(x^2) + eps): the block's sum (row_group_sum's unrolled butterfly),
+// then stream_inv_rms's rsqrtf, whose three instructions replace the IEEE division, square root
+// and reciprocal on the path every launch waits on (call 261, reports/h100/bench-261.txt).
 __device__ __forceinline__ float decode_inv_rms(float sum_sq, ReduceScratch<1>& scratch,
                                                 int& parity, int d, float eps, float* rstd,
                                                 long long row) {
   float sum[1] = {sum_sq};
-  row_group_sum<UNROLLED>(sum, scratch, parity);
+  row_group_sum<true>(sum, scratch, parity);
   return stream_inv_rms(sum[0], d, eps, rstd, row);
 }
 
@@ -91,7 +90,7 @@ __global__ void __launch_bounds__(1024)
     float sum_sq = 0.f;
 #pragma unroll
     for (int e = 0; e < kVec; ++e) sum_sq = fmaf(v[e], v[e], sum_sq);
-    const float inv_rms = norm::decode_inv_rms<true>(sum_sq, scratch, parity, d, eps, rstd, row);
+    const float inv_rms = norm::decode_inv_rms(sum_sq, scratch, parity, d, eps, rstd, row);
     norm::scale_by_rms<T>(v, inv_rms, w != nullptr, ws, w_offset);
     norm::decode_store(yr, c0, d, whole, v);
   }
@@ -130,7 +129,7 @@ __global__ void __launch_bounds__(1024)
 #pragma unroll
     for (int e = 0; e < kVec; ++e) sum_sq = fmaf(s[e], s[e], sum_sq);
     norm::decode_store(hr, c0, d, whole, s);
-    const float inv_rms = norm::decode_inv_rms<true>(sum_sq, scratch, parity, d, eps, rstd, row);
+    const float inv_rms = norm::decode_inv_rms(sum_sq, scratch, parity, d, eps, rstd, row);
     norm::scale_by_rms<T>(s, inv_rms, w != nullptr, ws, w_offset);
     norm::decode_store(yr, c0, d, whole, s);
   }
