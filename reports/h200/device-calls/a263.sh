@@ -11,7 +11,7 @@
 # (15 each), 2048 and 2112 (16 each) tells whether the op's time follows the bytes (1980 : 2048 :
 # 2112 = 0.967 : 1 : 1.031, DRAM-bound) or the most rows a block (0.9375 : 1 : 1, each SM bound
 # by its own row latency), likewise 990/1024/1056 rows at d = 32768 (66 clusters of 2).
-# Carried: .device/ladder (main's build, stripped). Files go to $OUT.
+# ONLY_H200=1: stop at once on any other card. Carried: .device/ladder (main's build, stripped). Files go to $OUT.
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
 B=$PWD/.device/ladder
@@ -22,6 +22,7 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 L=$OUT/log-263.txt
 echo "# Call 263 ($LADDER_COMMIT, a263.sh) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)" > $L
 export LADDER_CACHE_DIR=/tmp/lc-main
+if [ -n "${ONLY_H200:-}" ] && [[ $card != *H200* ]]; then echo "ONLY_H200 set and this is not an H200: nothing run" >> $L; cat $L; exit 0; fi
 if [[ $card == *H200* ]]; then
   echo "== bench (main, every default case) at $SECONDS s" >> $L
   timeout $(left 200) $B bench --json $OUT/bench.json > $OUT/bench-263.txt 2>&1; echo "bench exit $?" >> $L
