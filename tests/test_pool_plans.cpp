@@ -1,5 +1,5 @@
 // The backward bulk kernels with the weight-gradient sums of a cluster's blocks pooled into one
-// partial row (bulk_pool=2 or 4, kernels/cluster_pool.cuh): the _pooled entry, whole rows a block, the
+// partial row (bulk_pool=2, kernels/cluster_pool.cuh): the _pooled entry, whole rows a block, the
 // grid as whole clusters, half the partial rows for the reduce (column_sum, column_sum_pair or the
 // kernel's own), and the keys it refuses. auto pools layernorm_bwd's 16-bit rows of more than
 // 1024 chunks a block, where it measured faster, and nothing else. No GPU needed.
@@ -75,24 +75,6 @@ TEST_CASE("bulk_pool=2: the _pooled entry, whole rows a block, one partial row a
   }
 }
 
-TEST_CASE("bulk_pool=4: a quarter of the partial rows, the grid whole clusters of four", "[kernels]") {
-  ladder::register_builtin_oracles();
-  for (const char* op : {"rmsnorm_bwd", "add_rmsnorm_bwd", "layernorm_bwd"}) {
-    INFO(op);
-    const auto four = plan_of(op, DType::BF16, 2048, 16384, {{"schedule", "bulk"}, {"bulk_pool", "4"}});
-    CHECK(four.front().entry.find("_pooled<__nv_bfloat16, 4, 512, 4>") != std::string::npos);
-    CHECK(four.front().grid[0] == 132);
-    CHECK(partial_rows(four) == 33);
-    // 5 rows: two clusters, three of whose blocks take no row.
-    const auto few = plan_of(op, DType::BF16, 5, 16384, {{"schedule", "bulk"}, {"bulk_pool", "4"}});
-    CHECK(few.front().grid[0] == 8);
-    CHECK(partial_rows(few) == 2);
-    CHECK_THROWS_WITH(plan_of(op, DType::BF16, 2048, 32768,
-                              {{"schedule", "bulk"}, {"bulk_pool", "4"}, {"bulk_cluster", "2"}}),
-                      has_substr("bulk_pool=4 takes whole rows a block"));
-  }
-}
-
 TEST_CASE("bulk_pool=2: the grid is whole clusters, sized by rows a block", "[kernels]") {
   ladder::register_builtin_oracles();
   const std::map<std::string, std::string> pinned{{"bulk_items", "4"}, {"bulk_threads", "512"}};
@@ -142,7 +124,7 @@ TEST_CASE("bulk_pool: auto pools 16-bit layernorm_bwd's wide rows only, and the 
     CHECK_THROWS_AS(plan_of(op, DType::BF16, 2048, 16384, {{"bulk_pool", "2"}}), std::invalid_argument);
     CHECK_THROWS_AS(plan_of(op, DType::BF16, 2048, 16384, pooled({{"bulk_cluster", "2"}})),
                     std::invalid_argument);
-    CHECK_THROWS_AS(plan_of(op, DType::BF16, 2048, 16384, {{"schedule", "bulk"}, {"bulk_pool", "8"}}),
+    CHECK_THROWS_AS(plan_of(op, DType::BF16, 2048, 16384, {{"schedule", "bulk"}, {"bulk_pool", "4"}}),
                     std::invalid_argument);
     CHECK_THROWS_AS(plan_of(op, DType::BF16, 2048, 4096, pooled()), std::invalid_argument);
     CHECK_THROWS_AS(plan_of(op, DType::BF16, 2048, 16384, pooled({{"bulk_threads", "128"}})),

@@ -210,10 +210,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "2"}, {"bulk_threads", "1024"}, {"bulk_grid", "3"}, {"weight", "gemma"}},
             {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "256"}, {"strided", "odd"}},
             {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"weight", "none"}},
-            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"reduce", "grid"}},
-            // Four blocks a cluster: rows fewer than the cluster's blocks, and three clusters.
-            {{"schedule", "bulk"}, {"bulk_pool", "4"}, {"bulk_items", "4"}, {"bulk_threads", "512"}},
-            {{"schedule", "bulk"}, {"bulk_pool", "4"}, {"bulk_items", "2"}, {"bulk_threads", "256"}, {"bulk_grid", "3"}, {"weight", "gemma"}}};
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"reduce", "grid"}}};
   if (op == "add_rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}},
             {{"shift", "1"}}, {{"strided", "odd"}, {"partial_rows", "global"}, {"dh", "1"}},
@@ -244,9 +241,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"dh", "1"}},
             {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "2"}, {"bulk_threads", "1024"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}, {"write_dr", "0"}},
             {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "256"}, {"strided", "odd"}, {"weight", "gemma"}},
-            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"reduce", "grid"}, {"dh", "1"}},
-            {{"schedule", "bulk"}, {"bulk_pool", "4"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"dh", "1"}},
-            {{"schedule", "bulk"}, {"bulk_pool", "4"}, {"bulk_items", "2"}, {"bulk_threads", "256"}, {"bulk_grid", "3"}, {"write_dr", "0"}}};
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"reduce", "grid"}, {"dh", "1"}}};
   if (op == "layernorm_bwd")
     return {{{"affine", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}}, {{"shift", "1"}},
             {{"strided", "odd"}, {"partial_rows", "global"}},
@@ -290,9 +285,7 @@ std::vector<Variant> variants_of(const std::string& op) {
             {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"stats", "recompute"}},
             {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "2"}, {"bulk_threads", "1024"}, {"bulk_grid", "3"}, {"bulk_stages", "1"}},
             {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "256"}, {"strided", "odd"}, {"affine", "0"}},
-            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"reduce", "grid"}},
-            {{"schedule", "bulk"}, {"bulk_pool", "4"}, {"bulk_items", "4"}, {"bulk_threads", "512"}},
-            {{"schedule", "bulk"}, {"bulk_pool", "4"}, {"bulk_items", "2"}, {"bulk_threads", "256"}, {"bulk_grid", "3"}, {"stats", "recompute"}}};
+            {{"schedule", "bulk"}, {"bulk_pool", "2"}, {"bulk_items", "4"}, {"bulk_threads", "512"}, {"reduce", "grid"}}};
   return {};
 }
 

@@ -40,15 +40,13 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
   // bulk_pool: the blocks of a cluster that each take whole rows and pool their weight-gradient
   // sums into one partial row through distributed shared memory (kernels/cluster_pool.cuh), so
   // that a launch writes, and column_sum reads, half the partial rows. auto: below, after ITEMS.
-  // Four blocks pool where a cluster of four fits the device's GPCs at one block an SM: the grid
-  // stays the resident blocks, a whole number of clusters.
-  const std::string pool_key = v.get("bulk_pool", "auto", {"auto", "1", "2", "4"});
+  const std::string pool_key = v.get("bulk_pool", "auto", {"auto", "1", "2"});
   if (pool_key != "auto" && schedule != "bulk")
     fail(op, "bulk_pool=" + pool_key + " needs schedule=bulk");
-  if ((pool_key == "2" || pool_key == "4") && cluster_key == "2")
-    fail(op, "bulk_pool=" + pool_key + " takes whole rows a block; it cannot split them (bulk_cluster=2)");
+  if (pool_key == "2" && cluster_key == "2")
+    fail(op, "bulk_pool=2 takes whole rows a block; it cannot split them (bulk_cluster=2)");
   BulkPlan plan;
-  plan.pool = pool_key == "auto" ? 1 : std::stoi(pool_key);
+  plan.pool = pool_key == "2" ? 2 : 1;
   const std::int64_t row_chunk_count = row_chunks(elem_size, s.d, false);
   // auto: where the register kernel streams its rows (wider than 512 threads x 16 values), on the
   // bulk path at auto's ITEMS and block. The streamed register kernel adds each row into its
@@ -119,7 +117,7 @@ BulkPlan read_backward_bulk(VariantReader& v, const std::string& op, std::size_t
     plan.pool = 2;
   // The pooled entries are built at the widths where one block an SM holds a wide row's sums.
   if (plan.pool > 1 && (plan.items < 2 || plan.threads < 256))
-    fail(op, "bulk_pool=" + std::to_string(plan.pool) + " is built for bulk_items 2 or 4 and bulk_threads 256-1024; this plan has " +
+    fail(op, "bulk_pool=2 is built for bulk_items 2 or 4 and bulk_threads 256-1024; this plan has " +
                  std::to_string(plan.items) + " and " + std::to_string(plan.threads) +
                  " (pin bulk_items and bulk_threads, or rows of more than 1024 chunks)");
   const bool on_path =
