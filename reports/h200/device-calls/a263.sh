@@ -11,7 +11,8 @@
 # (15 each), 2048 and 2112 (16 each) tells whether the op's time follows the bytes (1980 : 2048 :
 # 2112 = 0.967 : 1 : 1.031, DRAM-bound) or the most rows a block (0.9375 : 1 : 1, each SM bound
 # by its own row latency), likewise 990/1024/1056 rows at d = 32768 (66 clusters of 2).
-# ONLY_H200=1: stop at once on any other card. Carried: .device/ladder (main's build, stripped). Files go to $OUT.
+# ONLY_H200=1: stop at once on any other card; NO_AB, NO_ROWS: leave out the A/B and the
+# row-count diagnostic. Carried: .device/ladder (main's build, stripped). Files go to $OUT.
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
 B=$PWD/.device/ladder
@@ -30,6 +31,7 @@ if [[ $card == *H200* ]]; then
   echo "== peers of the decode row at $SECONDS s" >> $L
   timeout $(left 260) python3 scripts/bench_peers.py --only add_rmsnorm --shape 1x4096 --cache cold \
     --json $OUT/peers-decode-263.json > $OUT/peers-decode-263.txt 2>&1; echo "peers exit $? at $SECONDS s" >> $L
+  [ -n "${NO_AB:-}" ] || {
   cp -r kernels /tmp/t-base/ && (cd /tmp/t-base && patch -s -R -p1 < $R/reports/h200/device-calls/patches/decode-rsqrt2.patch) \
     && echo "decode-rsqrt2.patch reversed for the base tree" >> $L || echo "decode-rsqrt2.patch did not reverse" >> $L
   declare -A TREE=([base]=/tmp/t-base/kernels [main]=$R/kernels)
@@ -69,7 +71,9 @@ for k in sorted(runs):
 PY
   (cd $OUT && tar czf /tmp/ab.tgz [dl]-*.json && rm -f [dl]-*.json && mv /tmp/ab.tgz ab-263.tgz)
   echo "A/B done at $SECONDS s" >> $L
+  }
 fi
+[ -n "${NO_ROWS:-}" ] || {
 echo "== backward row-count diagnostic at $SECONDS s" >> $L
 { for rep in 1 2; do
     timeout 90 $B bench rmsnorm_bwd layernorm_bwd add_rmsnorm_bwd --dtype bf16 \
@@ -78,6 +82,7 @@ echo "== backward row-count diagnostic at $SECONDS s" >> $L
   done
 } > $OUT/bench-rows-263.txt 2>&1
 echo "rows done at $SECONDS s" >> $L
+}
 if [[ $card != *H200* ]]; then
   RM=smsp__average_warp_latency_issue_stalled
   M=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed
@@ -103,5 +108,5 @@ if [[ $card == *H200* ]] && [ -z "${NO_VERIFY:-}" ]; then
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); json.dump(d, open(sys.argv[1],'w'), separators=(',',':'))" \
     $OUT/verify-fwd-263.json 2>/dev/null
 fi
-cat $L; tail -14 $OUT/bench-ab-263.txt 2>/dev/null; cat $OUT/bench-rows-263.txt; cat $OUT/ncu-bwd-263.txt 2>/dev/null | grep -E "##|duration|dram__th|issue_active"
+cat $L; tail -14 $OUT/bench-ab-263.txt 2>/dev/null; cat $OUT/bench-rows-263.txt 2>/dev/null; cat $OUT/ncu-bwd-263.txt 2>/dev/null | grep -E "##|duration|dram__th|issue_active"
 echo "total $SECONDS s"
