@@ -4,6 +4,7 @@
 
 #include "tests/catch.h"
 
+using namespace ladder_test;
 using nlohmann::json;
 
 namespace {
@@ -64,4 +65,16 @@ TEST_CASE("bench tables carry the clean-flush times beside the dirty ones, ours 
   const std::string table = ladder::bench::bench_terminal_table(doc);
   CHECK(table.find("clean us") != std::string::npos);
   CHECK(table.find("75.00  1.000") != std::string::npos);
+}
+
+TEST_CASE("a bench on a share of the SMs says so in both tables; the whole GPU's says nothing", "[bench]") {
+  json doc = document();
+  doc["toolchain"] = {{"gpu", "H100"}, {"sm_count", 132}};
+  CHECK(ladder::sm_share_text(doc).empty());
+  CHECK(ladder::bench::bench_terminal_table(ladder::bench::annotate(doc)).find("green context") == std::string::npos);
+  doc["toolchain"] = {{"gpu", "H100"}, {"sm_count", 96}, {"device_sm_count", 132}, {"sms_asked", 92}};
+  const std::string says = "timed on 96 of the GPU's 132 SMs (a green context, `--sms 92`)";
+  CHECK_THAT(ladder::sm_share_text(doc), has_substr(says));
+  CHECK_THAT(ladder::bench::bench_terminal_table(ladder::bench::annotate(doc)), has_substr(says));
+  CHECK_THAT(ladder::bench_markdown(ladder::bench::annotate(doc), "b.json", json::object()), has_substr("- " + says));
 }

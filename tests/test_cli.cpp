@@ -182,6 +182,23 @@ TEST_CASE("bench: a bad --shape is a usage error that says what is wrong", "[cli
   }
 }
 
+TEST_CASE("bench --sms: a whole number of SMs, and only where something is timed", "[cli]") {
+  for (const char* bad : {"bench rmsnorm --sms 0", "bench rmsnorm --sms -4", "bench rmsnorm --sms many"}) {
+    const auto o = run_ladder(bad);
+    INFO(bad << ": " << o.output);
+    CHECK(o.exit_code != 0);
+    CHECK(o.output.find("--sms") != std::string::npos);
+  }
+  const auto resources = run_ladder("bench rmsnorm --resources --sms 96");
+  INFO(resources.output);
+  CHECK(resources.exit_code == 2);
+  CHECK(resources.output.find("--resources times nothing") != std::string::npos);
+  const auto every = run_ladder("bench --resources --every-build --sms 96");
+  INFO(every.output);
+  CHECK(every.exit_code == 2);
+  CHECK(every.output.find("--every-build takes every build") != std::string::npos);
+}
+
 TEST_CASE("bench: a dtype the default list lacks needs --shape, and is then timed", "[cli]") {
   // rmsnorm f16 is not in the default list: without shapes there is nothing to time, said so.
   const auto none = run_ladder("bench rmsnorm --dtype f16");

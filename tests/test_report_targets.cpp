@@ -206,3 +206,14 @@ TEST_CASE("the report's own targets document parses, and covers the issue's targ
   CHECK(peers == 1);
   CHECK(elsewhere == 1);
 }
+
+TEST_CASE("targets: a bench on a share of the SMs is refused, naming the document", "[report][targets]") {
+  json bench = bench_doc({result("rmsnorm", 100, 1024, 2e8, 210.5)});
+  bench["toolchain"] = {{"gpu", "H100"}, {"sm_count", 96}, {"device_sm_count", 132}, {"sms_asked", 96}};
+  const json targets = {{"targets",
+                         {{{"text", "forward 0.93"}, {"metric", "cold_fraction"}, {"at_least", 0.93},
+                           {"ops", {"rmsnorm"}}, {"d", {1024}}, {"min_bytes", 1.28e8}}}}};
+  CHECK_THROWS_WITH(render(targets, bench), has_substr("b.json: timed on 96 of the GPU's 132 SMs"));
+  bench["toolchain"].erase("device_sm_count");  // the whole GPU: judged
+  CHECK_THAT(render(targets, bench), has_substr("1 of 1 reached"));
+}

@@ -189,16 +189,22 @@ int bench_child_main(const BenchChildOptions& opts) {
     return 0;
   }
   try {
-    auto ctx = toolchain::Context::create(0);
+    // "sms": a green context on that share of the SMs (`ladder bench --sms`); 0, the whole GPU.
+    auto ctx = toolchain::Context::create(0, spec.value("sms", 0));
     const auto& dev = ctx.device();
     const std::string arch = opts.arch.empty() ? dev.arch() : opts.arch;
     const kernels::DeviceLimits limits = kernels::DeviceLimits::from(dev);  // what plans fit
     const toolchain::Nvrtc nvrtc(opts.nvrtc_path);
     toolchain::CompileCache cache(opts.cache_dir);
     isolate::ImageSet images(nvrtc, cache, arch, nullptr);
-    send(opts.result_fd, {{"type", "toolchain"}, {"gpu", dev.name}, {"arch", arch}, {"sm_count", dev.sm_count},
-                          {"driver_version", dev.driver_version}, {"l2_bytes", dev.l2_bytes},
-                          {"nvrtc_version", fmt::format("{}.{}", nvrtc.version().major, nvrtc.version().minor)}});
+    json toolchain_message = {{"type", "toolchain"}, {"gpu", dev.name}, {"arch", arch}, {"sm_count", dev.sm_count},
+                              {"driver_version", dev.driver_version}, {"l2_bytes", dev.l2_bytes},
+                              {"nvrtc_version", fmt::format("{}.{}", nvrtc.version().major, nvrtc.version().minor)}};
+    if (dev.sm_count != dev.device_sm_count) {
+      toolchain_message["device_sm_count"] = dev.device_sm_count;
+      toolchain_message["sms_asked"] = spec.value("sms", 0);
+    }
+    send(opts.result_fd, toolchain_message);
     const int iters = spec.value("iters", 50);
     const auto flush = L2Flush::create(nvrtc, arch, std::max<std::size_t>(2 * static_cast<std::size_t>(dev.l2_bytes), 256u << 20),
                                        dev.sm_count);

@@ -46,7 +46,7 @@ void add_bench(CLI::App& app, int& exit_code) {
     std::vector<std::string> ops;
     std::string json_path, arch, nvrtc, dtype;
     std::vector<std::string> shapes, variants;
-    int iters = 50;
+    int iters = 50, sms = 0;
     double timeout_s = 600;
     bool resources = false, every_build = false;
   };
@@ -57,6 +57,11 @@ void add_bench(CLI::App& app, int& exit_code) {
   cmd->add_option("--shape", st->shapes, "ROWSxD instead of the default shapes (repeatable)");
   cmd->add_option("--variant", st->variants, "KEY=VALUE passed to the kernel plan, e.g. items=4 (repeatable)");
   cmd->add_option("--iters", st->iters, "launches per hot timing")->check(CLI::Range(1, 100000));
+  cmd->add_option("--sms", st->sms,
+                  "time on a green context of N SMs (rounded up to the device's partition size, 8 on sm_90) instead "
+                  "of the whole GPU: fewer SM cycles for each byte of DRAM traffic, e.g. an H100 at 96 of 132 SMs for "
+                  "an H200's; the plans are sized for those SMs, and `ladder report --targets` refuses the document")
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--arch", st->arch, "compile for this arch (default: the device's)");
   cmd->add_option("--nvrtc", st->nvrtc, "path of the libnvrtc.so to compile with");
   cmd->add_option("--timeout", st->timeout_s, "seconds for the whole bench child")->check(CLI::PositiveNumber);
@@ -70,8 +75,8 @@ void add_bench(CLI::App& app, int& exit_code) {
       ->needs("--resources");
   cmd->callback([st, &exit_code] {
     if (st->every_build) {
-      if (!st->ops.empty() || !st->shapes.empty() || !st->variants.empty() || !st->dtype.empty()) {
-        std::cerr << "ladder bench: --every-build takes every build; it has no kernels, --shape, --variant or --dtype\n";
+      if (!st->ops.empty() || !st->shapes.empty() || !st->variants.empty() || !st->dtype.empty() || st->sms > 0) {
+        std::cerr << "ladder bench: --every-build takes every build; it has no kernels, --shape, --variant, --dtype or --sms\n";
         exit_code = kExitHarness;
         return;
       }
@@ -137,7 +142,13 @@ void add_bench(CLI::App& app, int& exit_code) {
       exit_code = kExitHarness;
       return;
     }
+    if (st->sms > 0 && st->resources) {
+      std::cerr << "ladder bench: --sms times on a share of a GPU's SMs; --resources times nothing\n";
+      exit_code = kExitHarness;
+      return;
+    }
     nlohmann::json spec = {{"iters", st->iters}, {"resources_only", st->resources}, {"cases", nlohmann::json::array()}};
+    if (st->sms > 0) spec["sms"] = st->sms;
     for (const auto& c : cases) spec["cases"].push_back(bench::to_json(c));
     std::vector<std::string> argv{toolchain::self_executable(), "__bench-child"};
     if (!st->arch.empty()) argv.insert(argv.end(), {"--arch", st->arch});

@@ -42,6 +42,13 @@ ResourceCells resource_cells(const json& k) {
 }
 }  // namespace
 
+std::string sm_share_text(const json& bench) {
+  if (!bench.contains("toolchain") || !bench["toolchain"].contains("device_sm_count")) return "";
+  const json& t = bench["toolchain"];
+  return fmt::format("timed on {} of the GPU's {} SMs (a green context, `--sms {}`): not the whole GPU's figures",
+                     t.value("sm_count", 0), t.value("device_sm_count", 0), t.value("sms_asked", 0));
+}
+
 namespace bench {
 
 json annotate(json doc) {
@@ -64,7 +71,8 @@ json annotate(json doc) {
 }
 
 std::string bench_terminal_table(const json& doc) {
-  std::string s;
+  std::string s = sm_share_text(doc);
+  if (!s.empty()) s += "\n";
   if (doc.contains("copy"))
     s += fmt::format("copy ceiling: {:.0f} GB/s (device-to-device, read + write, same run)\n",
                      doc["copy"].value("gbps", 0.0));
@@ -211,6 +219,7 @@ std::string bench_markdown(const json& bench, const std::string& path, const jso
                       bench["toolchain"].value("sm_count", 0), bench["toolchain"].value("driver_version", 0) / 1000,
                       bench["toolchain"].value("driver_version", 0) % 1000 / 10,
                       bench["toolchain"].value("nvrtc_version", "?"));
+  if (const std::string share = sm_share_text(bench); !share.empty()) md += "- " + share + "\n";
   if (bench.contains("copy"))
     md += fmt::format("- copy ceiling (same run): {:.0f} GB/s\n", bench["copy"].value("gbps", 0.0));
   if (bench.value("resources_only", false))

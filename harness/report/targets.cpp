@@ -190,6 +190,9 @@ std::string targets_markdown(const std::vector<Target>& targets, const std::stri
   std::string sources;
   for (const auto& [path, doc] : benches) {
     if (doc.value("resources_only", false)) continue;
+    // The targets are the whole GPU's: a bench on a share of its SMs is a stand-in, not a verdict.
+    if (const std::string share = sm_share_text(doc); !share.empty())
+      throw std::runtime_error(fmt::format("{}: {}; the targets judge only a bench of the whole GPU", path, share));
     timed.push_back(&doc);
     const std::string kernels = kernel_sources_text(doc);
     sources += (sources.empty() ? "" : ", ") +

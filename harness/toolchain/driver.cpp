@@ -1,6 +1,7 @@
 #include "harness/toolchain/driver.h"
 
 #include <mutex>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -50,6 +51,12 @@ Loaded& loaded() {
            d.bind(a.EventSynchronize, "cuEventSynchronize") &&
            d.bind(a.GetErrorName, "cuGetErrorName") && d.bind(a.GetErrorString, "cuGetErrorString");
     d.bind(a.LaunchKernelEx, "cuLaunchKernelEx");  // optional: null where the driver lacks it
+    d.bind(a.DeviceGetDevResource, "cuDeviceGetDevResource");  // optional, as the five below
+    d.bind(a.DevSmResourceSplitByCount, "cuDevSmResourceSplitByCount");
+    d.bind(a.DevResourceGenerateDesc, "cuDevResourceGenerateDesc");
+    d.bind(a.GreenCtxCreate, "cuGreenCtxCreate");
+    d.bind(a.GreenCtxDestroy, "cuGreenCtxDestroy");
+    d.bind(a.CtxFromGreenCtx, "cuCtxFromGreenCtx");
     if (!d.bind(a.EventElapsedTime, "cuEventElapsedTime_v2"))
       d.bind(a.EventElapsedTime, "cuEventElapsedTime");
     if (!l.ok || !a.EventElapsedTime) {
@@ -139,15 +146,50 @@ bool is_sticky(CUresult rc) {
 
 std::string DeviceInfo::arch() const { return fmt::format("sm_{}{}", cc_major, cc_minor); }
 
-Context Context::create(int ordinal) {
+namespace {
+
+// A green context on `sms` of the device's SMs (rounded up by the driver), and its SM count.
+std::pair<CUgreenCtx, int> green_context(CUdevice dev, int sms) {
+  const auto& a = api();
+  if (!a.DeviceGetDevResource || !a.DevSmResourceSplitByCount || !a.DevResourceGenerateDesc ||
+      !a.GreenCtxCreate || !a.GreenCtxDestroy || !a.CtxFromGreenCtx)
+    throw std::runtime_error("a share of the SMs needs green contexts, which this CUDA driver lacks (12.4 or later has them)");
+  CUdevResource all{};
+  check(a.DeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM), "cuDeviceGetDevResource");
+  if (sms > static_cast<int>(all.sm.smCount))
+    throw std::runtime_error(fmt::format("{} SMs asked for; the device has {}", sms, all.sm.smCount));
+  CUdevResource part{}, rest{};
+  unsigned groups = 1;
+  check(a.DevSmResourceSplitByCount(&part, &groups, &all, &rest, 0, static_cast<unsigned>(sms)),
+        "cuDevSmResourceSplitByCount");
+  if (groups != 1)
+    throw std::runtime_error(fmt::format("no partition of {} SMs: the device's {} SMs split in partitions of at least {}, "
+                                         "a multiple of {}", sms, all.sm.smCount, all.sm.minSmPartitionSize,
+                                         all.sm.smCoscheduledAlignment));
+  CUdevResourceDesc desc = nullptr;
+  check(a.DevResourceGenerateDesc(&desc, &part, 1), "cuDevResourceGenerateDesc");
+  CUgreenCtx green = nullptr;
+  check(a.GreenCtxCreate(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM), "cuGreenCtxCreate");
+  return {green, static_cast<int>(part.sm.smCount)};
+}
+
+}  // namespace
+
+Context Context::create(int ordinal, int sms) {
   if (!driver()) throw std::runtime_error(driver_load_error());
   const auto& a = api();
   check(a.Init(0), "cuInit");
   Context c;
   check(a.DeviceGet(&c.dev_, ordinal), "cuDeviceGet");
   CUcontext ctx = nullptr;
-  check(a.DevicePrimaryCtxRetain(&ctx, c.dev_), "cuDevicePrimaryCtxRetain");
-  c.held_ = true;
+  int green_sms = 0;
+  if (sms > 0) {
+    std::tie(c.green_, green_sms) = green_context(c.dev_, sms);
+    check(a.CtxFromGreenCtx(&ctx, c.green_), "cuCtxFromGreenCtx");
+  } else {
+    check(a.DevicePrimaryCtxRetain(&ctx, c.dev_), "cuDevicePrimaryCtxRetain");
+    c.held_ = true;
+  }
   check(a.CtxSetCurrent(ctx), "cuCtxSetCurrent");
   char name[256] = {};
   a.DeviceGetName(name, sizeof name, c.dev_);
@@ -160,7 +202,8 @@ Context Context::create(int ordinal) {
   c.info_.ordinal = ordinal;
   c.info_.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
   c.info_.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-  c.info_.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  c.info_.device_sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  c.info_.sm_count = green_sms > 0 ? green_sms : c.info_.device_sm_count;
   c.info_.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
   c.info_.l2_bytes = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
   c.info_.shared_per_block_optin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
@@ -173,13 +216,19 @@ Context Context::create(int ordinal) {
 }
 
 Context::~Context() {
+  if (green_) {
+    api().CtxSetCurrent(nullptr);
+    api().GreenCtxDestroy(green_);
+  }
   if (held_) api().DevicePrimaryCtxRelease(dev_);
 }
 Context::Context(Context&& o) noexcept
-    : dev_(o.dev_), held_(std::exchange(o.held_, false)), info_(std::move(o.info_)) {}
+    : dev_(o.dev_), held_(std::exchange(o.held_, false)), green_(std::exchange(o.green_, nullptr)),
+      info_(std::move(o.info_)) {}
 Context& Context::operator=(Context&& o) noexcept {
   std::swap(dev_, o.dev_);
   std::swap(held_, o.held_);
+  std::swap(green_, o.green_);
   std::swap(info_, o.info_);
   return *this;
 }

@@ -47,6 +47,15 @@ struct DriverApi {
   CUresult (*EventElapsedTime)(float*, CUevent, CUevent) = nullptr;
   CUresult (*GetErrorName)(CUresult, const char**) = nullptr;
   CUresult (*GetErrorString)(CUresult, const char**) = nullptr;
+  // Optional (null where the driver lacks them, before CUDA 12.4): green contexts, which give a
+  // context a share of the SMs (Context::create's `sms`).
+  CUresult (*DeviceGetDevResource)(CUdevice, CUdevResource*, CUdevResourceType) = nullptr;
+  CUresult (*DevSmResourceSplitByCount)(CUdevResource*, unsigned*, const CUdevResource*, CUdevResource*, unsigned,
+                                        unsigned) = nullptr;
+  CUresult (*DevResourceGenerateDesc)(CUdevResourceDesc*, CUdevResource*, unsigned) = nullptr;
+  CUresult (*GreenCtxCreate)(CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned) = nullptr;
+  CUresult (*GreenCtxDestroy)(CUgreenCtx) = nullptr;
+  CUresult (*CtxFromGreenCtx)(CUcontext*, CUgreenCtx) = nullptr;
 };
 
 // The process-wide driver table; nullptr when libcuda.so.1 is absent or incomplete, and then
@@ -89,7 +98,9 @@ bool is_sticky(CUresult rc);
 
 struct DeviceInfo {
   std::string name;
-  int ordinal = 0, cc_major = 0, cc_minor = 0, sm_count = 0, driver_version = 0;
+  // sm_count: the SMs the context may run on, which the planner sizes resident grids for;
+  // device_sm_count: the device's. They differ only in a context given a share of the SMs.
+  int ordinal = 0, cc_major = 0, cc_minor = 0, sm_count = 0, device_sm_count = 0, driver_version = 0;
   int max_threads_per_block = 0, l2_bytes = 0;
   // What the kernel planner sizes staged shared memory and resident grids from
   // (kernels::DeviceLimits::from): the most one block may opt into, the SM's whole pool
@@ -99,10 +110,15 @@ struct DeviceInfo {
   std::string arch() const;  // "sm_90"
 };
 
-// cuInit + the primary context of one device, made current. Releases it on destruction.
+// cuInit + a context of one device, made current: the primary context, or with `sms` > 0 a green
+// context on that many of the SMs, rounded up to the device's partition granularity (8 on
+// sm_90). Why: an H100 given 0.70 of its SMs has an H200's SM cycles for each byte of DRAM
+// traffic, so the kernels that an H200 holds by issue rate can be timed on an H100 (the driver
+// may still run a launch on more SMs than provisioned under MPS or after a module with dynamic
+// parallelism: cuda.h's green-context notes). Releases or destroys it on destruction.
 class Context {
  public:
-  static Context create(int ordinal = 0);  // throws DriverError
+  static Context create(int ordinal = 0, int sms = 0);  // throws DriverError or std::runtime_error
   Context() = default;
   ~Context();
   Context(Context&& o) noexcept;
@@ -113,7 +129,8 @@ class Context {
 
  private:
   CUdevice dev_ = 0;
-  bool held_ = false;
+  bool held_ = false;           // the primary context, retained
+  CUgreenCtx green_ = nullptr;  // or a green context, owned
   DeviceInfo info_;
 };
 
