@@ -72,8 +72,8 @@ TEST_CASE("a bench on a share of the SMs says so in both tables; the whole GPU's
   doc["toolchain"] = {{"gpu", "H100"}, {"sm_count", 132}};
   CHECK(ladder::sm_share_text(doc).empty());
   CHECK(ladder::bench::bench_terminal_table(ladder::bench::annotate(doc)).find("green context") == std::string::npos);
-  doc["toolchain"] = {{"gpu", "H100"}, {"sm_count", 96}, {"device_sm_count", 132}, {"sms_asked", 92}};
-  const std::string says = "timed on 96 of the GPU's 132 SMs (a green context, `--sms 92`)";
+  doc["toolchain"] = {{"gpu", "H100"}, {"sm_count", 96}, {"device_sm_count", 132}, {"sms_asked", 92}, {"sms_seen", 96}};
+  const std::string says = "timed on 96 of the GPU's 132 SMs (a green context, `--sms 92`; a launch in it ran on 96)";
   CHECK_THAT(ladder::sm_share_text(doc), has_substr(says));
   CHECK_THAT(ladder::bench::bench_terminal_table(ladder::bench::annotate(doc)), has_substr(says));
   CHECK_THAT(ladder::bench_markdown(ladder::bench::annotate(doc), "b.json", json::object()), has_substr("- " + says));

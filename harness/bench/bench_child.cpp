@@ -14,6 +14,7 @@
 #include "harness/bench/bench_spec.h"
 #include "harness/bench/l2_flush.h"
 #include "harness/bench/launch_resources.h"
+#include "harness/bench/sm_census.h"
 #include "harness/device/buffers.h"
 #include "harness/device/generators.h"
 #include "harness/isolate/launcher.h"
@@ -201,8 +202,19 @@ int bench_child_main(const BenchChildOptions& opts) {
                               {"driver_version", dev.driver_version}, {"l2_bytes", dev.l2_bytes},
                               {"nvrtc_version", fmt::format("{}.{}", nvrtc.version().major, nvrtc.version().minor)}};
     if (dev.sm_count != dev.device_sm_count) {
+      // A share of the SMs: counted, not trusted (sm_census.h). Eight blocks an SM of the device.
+      const int seen = count_sms_used(nvrtc, arch, 8 * dev.device_sm_count);
       toolchain_message["device_sm_count"] = dev.device_sm_count;
       toolchain_message["sms_asked"] = spec.value("sms", 0);
+      toolchain_message["sms_seen"] = seen;
+      if (seen > dev.sm_count) {
+        send(opts.result_fd, toolchain_message);
+        send(opts.result_fd, {{"type", "unresolved"},
+                              {"evidence", fmt::format("--sms: the green context has {} SMs, but a launch in it ran on {} "
+                                                       "(MPS or a module with dynamic parallelism can widen it); "
+                                                       "nothing timed", dev.sm_count, seen)}});
+        return 2;
+      }
     }
     send(opts.result_fd, toolchain_message);
     const int iters = spec.value("iters", 50);

@@ -45,8 +45,10 @@ ResourceCells resource_cells(const json& k) {
 std::string sm_share_text(const json& bench) {
   if (!bench.contains("toolchain") || !bench["toolchain"].contains("device_sm_count")) return "";
   const json& t = bench["toolchain"];
-  return fmt::format("timed on {} of the GPU's {} SMs (a green context, `--sms {}`): not the whole GPU's figures",
-                     t.value("sm_count", 0), t.value("device_sm_count", 0), t.value("sms_asked", 0));
+  return fmt::format("timed on {} of the GPU's {} SMs (a green context, `--sms {}`; a launch in it ran on {}): "
+                     "not the whole GPU's figures",
+                     t.value("sm_count", 0), t.value("device_sm_count", 0), t.value("sms_asked", 0),
+                     t.value("sms_seen", 0));
 }
 
 namespace bench {

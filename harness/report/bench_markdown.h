@@ -29,7 +29,8 @@ std::string kernel_sources_text(const nlohmann::json& doc);
 // The same object's digest ("" where the document has none or its digest failed).
 std::string kernel_sources_digest(const nlohmann::json& doc);
 // Where a bench document was timed on a share of the GPU's SMs (`ladder bench --sms`): one line
-// saying so ("timed on 96 of the GPU's 132 SMs ..."); "" for the whole GPU.
+// saying so ("timed on 96 of the GPU's 132 SMs ...", with the SMs a launch in it was seen on);
+// "" for the whole GPU.
 std::string sm_share_text(const nlohmann::json& bench);
 // One peers document's table; `path`, where given, is named in its heading.
 std::string peers_markdown(const nlohmann::json& peers, const std::string& path = "");
