@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 266: `ladder bench --sms`, the green-context stand-in for the H200 (commit c2c0553), on an
+# Call 266: `ladder bench --sms`, the green-context stand-in for the H200 (commits c2c0553, 09ede72), on an
 # H100, against MPS's 70% of call 265. 1. LayerNorm and RMSNorm bf16 at the four d = 1024-16384
 # target rows on the whole GPU, then --sms 92 (rounded up to 96: 0.73 of 132) and --sms 88, two
 # rounds, cold; 2. the backward at bf16 2048x16384 under --sms 96, whose bulk plans size their
