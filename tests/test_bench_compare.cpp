@@ -77,6 +77,20 @@ TEST_CASE("compare matches bench cases and gives each its times before and after
   CHECK(table.find("5 cases compared, 2 timed before and not after, 1 with launches") != std::string::npos);
 }
 
+TEST_CASE("compare points out runs on different shares of the SMs, and is silent on equal ones", "[compare]") {
+  json a = bench(4200), b = bench(3000);
+  a["results"] = {result("layernorm", 4096, 72.0)};
+  b["results"] = {result("layernorm", 4096, 75.0)};
+  const auto changes = ladder::compare_benches(a, b);
+  CHECK(ladder::bench_compare_table(changes, a, b).find("shares of the SMs") == std::string::npos);
+  b["toolchain"] = {{"gpu", "H100"}, {"sm_count", 96}, {"device_sm_count", 132}, {"sms_asked", 92}, {"sms_seen", 96}};
+  const std::string table = ladder::bench_compare_table(changes, a, b);
+  CHECK_THAT(table, has_substr("note: the runs had different shares of the SMs: before the whole GPU; after timed on 96 "
+                               "of the GPU's 132 SMs"));
+  a["toolchain"] = b["toolchain"];  // the same share both times: nothing to point out
+  CHECK(ladder::bench_compare_table(changes, a, b).find("shares of the SMs") == std::string::npos);
+}
+
 TEST_CASE("ladder compare takes two bench documents, exits 1 when a case is lost, 2 for a mixed pair",
           "[compare][cli]") {
   json a = bench(4200), b = bench(4200);

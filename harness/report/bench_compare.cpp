@@ -144,6 +144,12 @@ std::string bench_compare_table(const std::vector<BenchChange>& changes, const j
   const std::string digest = kernel_sources_digest(before);
   if (!digest.empty() && digest == kernel_sources_digest(after) && before.value("commit", "") == after.value("commit", ""))
     s += "note: both runs compiled the same kernel sources with the same commit\n";
+  // Times from different shares of the SMs (`ladder bench --sms`) differ by more than the kernels.
+  const std::string share_before = sm_share_text(before), share_after = sm_share_text(after);
+  if (share_before != share_after)
+    s += "note: the runs had different shares of the SMs: before " +
+         (share_before.empty() ? std::string("the whole GPU") : share_before) + "; after " +
+         (share_after.empty() ? std::string("the whole GPU") : share_after) + "\n";
   s += fmt::format("{:<16} {:<5} {:>13} {:<24} {:<32} {:<32}\n", "op", "dtype", "rows x d", "impl",
                    "cold us before -> after (x)", "hot us before -> after (x)");
   std::size_t lost = 0, moved = 0;
