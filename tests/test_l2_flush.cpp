@@ -1,6 +1,9 @@
 // The bench's L2 flush (harness/bench/l2_flush.h): its read kernel compiles for both target
 // archs and reads in 16-byte chunks; the SM census of `--sms` (sm_census.h) compiles too; the
 // clean timing and the green context come back from real bench runs ([gpu]).
+#include <initializer_list>
+#include <string>
+
 #include "harness/bench/l2_flush.h"
 #include "harness/bench/sm_census.h"
 
@@ -9,7 +12,11 @@
 
 using namespace ladder_test;
 
-TEST_CASE("the L2 flush's read kernel compiles for sm_90 and sm_80, reading 16-byte chunks", "[nvrtc]") {
+namespace {
+
+// `source` compiles to PTX for sm_90 and sm_80, with entry `entry` and every text of `wants`.
+void check_compiles(const char* file, const char* source, const std::string& entry,
+                    std::initializer_list<const char*> wants) {
   ladder::toolchain::Nvrtc nvrtc;
   if (!nvrtc.available()) {
     WARN("NVRTC not available: " << nvrtc.load_error());
@@ -17,36 +24,26 @@ TEST_CASE("the L2 flush's read kernel compiles for sm_90 and sm_80, reading 16-b
   }
   for (const char* arch : {"compute_90", "compute_80"}) {
     ladder::toolchain::CompileRequest req;
-    req.source_path = "ladder_l2_read.cu";
-    req.source_text = ladder::bench::l2_read_source();
+    req.source_path = file;
+    req.source_text = source;
     req.arch = arch;
     req.want = ladder::toolchain::ImageKind::Ptx;
     const auto r = nvrtc.compile(req);
     INFO(arch << ": " << r.error << "\n" << r.log);
     REQUIRE(r.ok);
-    CHECK(r.image.find(".entry ladder_l2_read") != std::string::npos);
-    CHECK(r.image.find("ld.global.v4") != std::string::npos);
+    CHECK(r.image.find(".entry " + entry) != std::string::npos);
+    for (const char* want : wants) CHECK(r.image.find(want) != std::string::npos);
   }
 }
 
+}  // namespace
+
+TEST_CASE("the L2 flush's read kernel compiles for sm_90 and sm_80, reading 16-byte chunks", "[nvrtc]") {
+  check_compiles("ladder_l2_read.cu", ladder::bench::l2_read_source(), "ladder_l2_read", {"ld.global.v4"});
+}
+
 TEST_CASE("the SM census kernel compiles for sm_90 and sm_80, reading %smid", "[nvrtc]") {
-  ladder::toolchain::Nvrtc nvrtc;
-  if (!nvrtc.available()) {
-    WARN("NVRTC not available: " << nvrtc.load_error());
-    return;
-  }
-  for (const char* arch : {"compute_90", "compute_80"}) {
-    ladder::toolchain::CompileRequest req;
-    req.source_path = "ladder_sm_census.cu";
-    req.source_text = ladder::bench::sm_census_source();
-    req.arch = arch;
-    req.want = ladder::toolchain::ImageKind::Ptx;
-    const auto r = nvrtc.compile(req);
-    INFO(arch << ": " << r.error << "\n" << r.log);
-    REQUIRE(r.ok);
-    CHECK(r.image.find(".entry ladder_sm_census") != std::string::npos);
-    CHECK(r.image.find("%smid") != std::string::npos);
-  }
+  check_compiles("ladder_sm_census.cu", ladder::bench::sm_census_source(), "ladder_sm_census", {"%smid"});
 }
 
 TEST_CASE("ladder bench --sms times on a green context no wider than asked, and says so", "[gpu]") {

@@ -191,7 +191,8 @@ int bench_child_main(const BenchChildOptions& opts) {
   }
   try {
     // "sms": a green context on that share of the SMs (`ladder bench --sms`); 0, the whole GPU.
-    auto ctx = toolchain::Context::create(0, spec.value("sms", 0));
+    const int sms_asked = spec.value("sms", 0);
+    auto ctx = toolchain::Context::create(0, sms_asked);
     const auto& dev = ctx.device();
     const std::string arch = opts.arch.empty() ? dev.arch() : opts.arch;
     const kernels::DeviceLimits limits = kernels::DeviceLimits::from(dev);  // what plans fit
@@ -201,22 +202,22 @@ int bench_child_main(const BenchChildOptions& opts) {
     json toolchain_message = {{"type", "toolchain"}, {"gpu", dev.name}, {"arch", arch}, {"sm_count", dev.sm_count},
                               {"driver_version", dev.driver_version}, {"l2_bytes", dev.l2_bytes},
                               {"nvrtc_version", fmt::format("{}.{}", nvrtc.version().major, nvrtc.version().minor)}};
-    if (dev.sm_count != dev.device_sm_count) {
-      // A share of the SMs: counted, not trusted (sm_census.h). Eight blocks an SM of the device.
-      const int seen = count_sms_used(nvrtc, arch, 8 * dev.device_sm_count);
+    // A share of the SMs is counted, not trusted (sm_census.h): eight blocks an SM of the device.
+    const bool share = dev.sm_count != dev.device_sm_count;
+    const int seen = share ? count_sms_used(nvrtc, arch, 8 * dev.device_sm_count) : 0;
+    if (share) {
       toolchain_message["device_sm_count"] = dev.device_sm_count;
-      toolchain_message["sms_asked"] = spec.value("sms", 0);
+      toolchain_message["sms_asked"] = sms_asked;
       toolchain_message["sms_seen"] = seen;
-      if (seen > dev.sm_count) {
-        send(opts.result_fd, toolchain_message);
-        send(opts.result_fd, {{"type", "unresolved"},
-                              {"evidence", fmt::format("--sms: the green context has {} SMs, but a launch in it ran on {} "
-                                                       "(MPS or a module with dynamic parallelism can widen it); "
-                                                       "nothing timed", dev.sm_count, seen)}});
-        return 2;
-      }
     }
     send(opts.result_fd, toolchain_message);
+    if (seen > dev.sm_count) {
+      send(opts.result_fd, {{"type", "unresolved"},
+                            {"evidence", fmt::format("--sms: the green context has {} SMs, but a launch in it ran on {} "
+                                                     "(MPS or a module with dynamic parallelism can widen it); "
+                                                     "nothing timed", dev.sm_count, seen)}});
+      return 2;
+    }
     const int iters = spec.value("iters", 50);
     const auto flush = L2Flush::create(nvrtc, arch, std::max<std::size_t>(2 * static_cast<std::size_t>(dev.l2_bytes), 256u << 20),
                                        dev.sm_count);

@@ -1,6 +1,6 @@
 #include "harness/bench/l2_flush.h"
 
-#include <stdexcept>
+#include "harness/bench/builtin_kernel.h"
 
 namespace ladder::bench {
 namespace {
@@ -26,15 +26,9 @@ const char* l2_read_source() { return kReadSource; }
 
 L2Flush L2Flush::create(const toolchain::Nvrtc& nvrtc, const std::string& arch, std::size_t bytes,
                         int sm_count) {
-  toolchain::CompileRequest req;
-  req.source_path = "ladder_l2_read.cu";
-  req.source_text = kReadSource;
-  req.arch = arch;
-  const auto r = nvrtc.compile(req);
-  if (!r.ok) throw std::runtime_error("the L2 flush's read kernel: " + r.error + "\n" + r.log);
   L2Flush f;
+  f.module_ = load_builtin_kernel(nvrtc, arch, "ladder_l2_read.cu", kReadSource, "the L2 flush's read kernel");
   f.buffer_ = toolchain::DeviceMemory::allocate(bytes < 16 ? 16 : bytes);
-  f.module_ = toolchain::Module::load(r.image);
   f.read_ = f.module_.function("ladder_l2_read");
   f.sm_count_ = sm_count > 0 ? sm_count : 1;
   return f;

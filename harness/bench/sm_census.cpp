@@ -1,9 +1,9 @@
 #include "harness/bench/sm_census.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <vector>
 
+#include "harness/bench/builtin_kernel.h"
 #include "harness/toolchain/driver.h"
 
 namespace ladder::bench {
@@ -29,13 +29,7 @@ extern "C" __global__ void ladder_sm_census(unsigned* seen, int slots) {
 const char* sm_census_source() { return kCensusSource; }
 
 int count_sms_used(const toolchain::Nvrtc& nvrtc, const std::string& arch, int blocks) {
-  toolchain::CompileRequest req;
-  req.source_path = "ladder_sm_census.cu";
-  req.source_text = kCensusSource;
-  req.arch = arch;
-  const auto r = nvrtc.compile(req);
-  if (!r.ok) throw std::runtime_error("the SM census kernel: " + r.error + "\n" + r.log);
-  const auto module = toolchain::Module::load(r.image);
+  const auto module = load_builtin_kernel(nvrtc, arch, "ladder_sm_census.cu", kCensusSource, "the SM census kernel");
   const CUfunction census = module.function("ladder_sm_census");
   auto seen = toolchain::DeviceMemory::allocate(kSmSlots * sizeof(unsigned));
   const auto& api = *toolchain::driver();
