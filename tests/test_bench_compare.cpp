@@ -156,3 +156,57 @@ TEST_CASE("ladder compare --across-variants: bench documents only", "[compare][c
   CHECK(runs.exit_code == 2);
   CHECK(runs.output.find("--across-variants compares bench documents") != std::string::npos);
 }
+
+TEST_CASE("compare by fractions: each case against its own run's copy ceiling, for runs on other cards",
+          "[compare]") {
+  json a = bench(4200), b = bench(3000);
+  a["toolchain"] = {{"gpu", "NVIDIA H200"}};
+  b["toolchain"] = {{"gpu", "NVIDIA H100 80GB HBM3"}, {"sm_count", 96}, {"device_sm_count", 132},
+                    {"sms_asked", 96}, {"sms_seen", 96}};
+  // 268435456 bytes: 4200 GB/s * 0.894 takes 71.49 us; 3000 GB/s * 0.925, 96.74 us. The second run
+  // stores its fraction, the first leaves it to be worked out from its bytes and its ceiling.
+  a["results"] = {result("layernorm", 16384, 268435456.0 / (4200e3 * 0.894))};
+  b["results"] = {result("layernorm", 16384, 96.74)};
+  a["results"][0]["bytes"] = 268435456.0;
+  b["results"][0]["cold_fraction"] = 0.925;
+  b["results"][0]["hot_fraction"] = 0.95;
+  const auto changes = ladder::compare_benches(a, b);
+  const auto& c = find(changes, "layernorm", 16384);
+  REQUIRE(c.cold_fraction_before);
+  CHECK(*c.cold_fraction_before == Approx(0.894));
+  CHECK(*c.cold_fraction_after == Approx(0.925));
+  CHECK(*c.hot_fraction_before == Approx(0.894 / 0.9));  // hot_us is cold_us * 0.9
+  const std::string by_time = ladder::bench_compare_table(changes, a, b);
+  CHECK_THAT(by_time, has_substr("note: the runs are on different GPUs (NVIDIA H200 and NVIDIA H100 80GB HBM3)"));
+  CHECK_THAT(by_time, has_substr("note: --fractions compares each case's fraction"));
+  const std::string by_fraction = ladder::bench_compare_table(changes, a, b, ladder::CompareBy::Fraction);
+  CHECK_THAT(by_fraction, has_substr("cold / copy before -> after"));
+  CHECK_THAT(by_fraction, has_substr("0.894 -> 0.925 (+0.031)"));
+  CHECK_THAT(by_fraction, has_substr("0.993 -> 0.950 (-0.043)"));
+  CHECK(by_fraction.find("note: --fractions") == std::string::npos);  // already compared so
+  // A case without its bytes, in a document without its fraction: no figure rather than a wrong one.
+  a["results"][0].erase("bytes");
+  const auto bare = ladder::compare_benches(a, b);
+  CHECK_FALSE(find(bare, "layernorm", 16384).cold_fraction_before);
+  CHECK_THAT(ladder::bench_compare_table(bare, a, b, ladder::CompareBy::Fraction), has_substr("- -> 0.925"));
+  // One card, one share: no note.
+  b["toolchain"] = a["toolchain"];
+  CHECK(ladder::bench_compare_table(changes, a, b).find("note: ") == std::string::npos);
+}
+
+TEST_CASE("ladder compare --fractions: bench documents only", "[compare][cli]") {
+  json a = bench(4200), b = bench(3000);
+  a["results"] = {result("rmsnorm", 4096, 70.0)};
+  b["results"] = {result("rmsnorm", 4096, 90.0)};
+  a["results"][0]["cold_fraction"] = 0.91;
+  b["results"][0]["cold_fraction"] = 0.93;
+  const std::string pa = written("fractions-a.json", a), pb = written("fractions-b.json", b),
+                    run = written("fractions-run.json", ladder::to_json(ladder::RunDocument{}));
+  const auto out = run_ladder("compare --fractions " + pa + " " + pb);
+  INFO(out.output);
+  CHECK(out.exit_code == 0);
+  CHECK_THAT(out.output, has_substr("0.910 -> 0.930 (+0.020)"));
+  const auto runs = run_ladder("compare --fractions " + run + " " + run);
+  CHECK(runs.exit_code == 2);
+  CHECK_THAT(runs.output, has_substr("--fractions compares bench documents"));
+}

@@ -1,6 +1,7 @@
 // `ladder compare OLD.json NEW.json`: which rung regressed between two runs, at which stage,
 // and by how much (exit 1 when any rung regressed); or, for two bench documents, each case's
-// times before and after (exit 1 when a case timed before is not timed after); or, for two
+// times before and after, or with --fractions its fractions of each run's copy ceiling (exit 1 when
+// a case timed before is not timed after); or, for two
 // every-build documents, the builds whose registers or memory moved (exit 1 when a build compiled
 // before is not compiled after).
 #include <iostream>
@@ -19,7 +20,11 @@ void add_compare(CLI::App& app, int& exit_code) {
   auto across = std::make_shared<bool>(false);
   cmd->add_flag("--across-variants", *across,
                 "bench documents: match cases without their variant (one schedule against another on the same shapes)");
-  cmd->callback([files, across, &exit_code] {
+  auto fractions = std::make_shared<bool>(false);
+  cmd->add_flag("--fractions", *fractions,
+                "bench documents: compare each case's fraction of its own run's copy ceiling rather than its times "
+                "(runs on different GPUs, or on shares of the SMs: ladder bench --sms)");
+  cmd->callback([files, across, fractions, &exit_code] {
     try {
       const nlohmann::json a = read_json_file((*files)[0]), b = read_json_file((*files)[1]);
       // Whether the documents are of the kind `is_kind` tells: both are, or neither; one alone is
@@ -45,7 +50,9 @@ void add_compare(CLI::App& app, int& exit_code) {
       };
       if (both_of_kind(report::is_every_build_document,
                        "an every-build document (ladder bench --resources --every-build --json)")) {
-        if (*across) throw std::invalid_argument("--across-variants compares bench documents' cases; these list builds");
+        if (*across || *fractions)
+          throw std::invalid_argument(std::string(*across ? "--across-variants" : "--fractions") +
+                                      " compares bench documents' cases; these list builds");
         check_each(report::check_every_build_document);
         const auto changes = report::compare_builds(a, b);
         std::cout << report::build_compare_table(changes, a, b);
@@ -55,11 +62,13 @@ void add_compare(CLI::App& app, int& exit_code) {
       if (both_of_kind(is_bench_document, "a bench document (ladder bench --json)")) {
         check_each(check_bench_document);
         const auto changes = compare_benches(a, b, *across);
-        std::cout << bench_compare_table(changes, a, b);
+        std::cout << bench_compare_table(changes, a, b, *fractions ? CompareBy::Fraction : CompareBy::Time);
         exit_code = lost_any(changes) ? kExitFailure : kExitOk;
         return;
       }
-      if (*across) throw std::invalid_argument("--across-variants compares bench documents; these are run documents");
+      if (*across || *fractions)
+        throw std::invalid_argument(std::string(*across ? "--across-variants" : "--fractions") +
+                                    " compares bench documents; these are run documents");
       const RunDocument before = load_run_document((*files)[0]);
       const RunDocument after = load_run_document((*files)[1]);
       const auto changes = compare_runs(before, after);

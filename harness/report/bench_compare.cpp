@@ -50,6 +50,28 @@ std::optional<double> time_of(const json& r, const char* which) {
   return r.value(which, 0.0);
 }
 
+// A timed case's bandwidth over its run's copy ceiling: as the bench stored it (`fraction`),
+// else from its bytes, its time and the document's ceiling; absent where any is missing.
+std::optional<double> fraction_of(const json& r, const char* fraction, const char* time, double copy_gbps) {
+  const auto t = time_of(r, time);
+  if (!t) return std::nullopt;
+  if (r.value(fraction, 0.0) > 0) return r.value(fraction, 0.0);
+  const double bytes = r.value("bytes", 0.0);
+  if (bytes <= 0 || copy_gbps <= 0) return std::nullopt;
+  return bytes / (*t * 1e3) / copy_gbps;
+}
+
+double copy_gbps_of(const json& doc) { return doc.contains("copy") ? doc["copy"].value("gbps", 0.0) : 0.0; }
+
+// Reads one run's side of a case: its times and fractions.
+void read_side(const json& r, double copy_gbps, std::optional<double>& cold, std::optional<double>& hot,
+               std::optional<double>& cold_fraction, std::optional<double>& hot_fraction) {
+  cold = time_of(r, "cold_us");
+  hot = time_of(r, "hot_us");
+  cold_fraction = fraction_of(r, "cold_fraction", "cold_us", copy_gbps);
+  hot_fraction = fraction_of(r, "hot_fraction", "hot_us", copy_gbps);
+}
+
 // The launches, matched by entry, whose registers, local or static shared bytes differ.
 std::vector<std::string> resource_changes(const json& before, const json& after) {
   std::vector<std::string> out;
@@ -78,6 +100,13 @@ std::string us_cell(const std::optional<double>& before, const std::optional<dou
   return b + " -> " + a + ratio;
 }
 
+std::string fraction_cell(const std::optional<double>& before, const std::optional<double>& after) {
+  const std::string b = before ? fmt::format("{:.3f}", *before) : "-";
+  const std::string a = after ? fmt::format("{:.3f}", *after) : "-";
+  const std::string diff = before && after ? fmt::format(" ({:+.3f})", *after - *before) : "";
+  return b + " -> " + a + diff;
+}
+
 }  // namespace
 
 bool is_bench_document(const json& doc) { return doc.is_object() && doc.value("tool", "") == "ladder-bench"; }
@@ -104,14 +133,13 @@ std::vector<BenchChange> compare_benches(const json& before, const json& after, 
   for (const auto& r : new_results) {
     BenchChange c;
     fill(c, r);
-    c.cold_after = time_of(r, "cold_us");
-    c.hot_after = time_of(r, "hot_us");
+    read_side(r, copy_gbps_of(after), c.cold_after, c.hot_after, c.cold_fraction_after, c.hot_fraction_after);
     c.error_after = r.value("error", "");
     if (auto it = old_by_key.find(key_of(r, across_variants)); it != old_by_key.end()) {
       const json& o = *it->second;
       if (variant_text(o) != c.variant) c.variant_before = variant_text(o);
-      c.cold_before = time_of(o, "cold_us");
-      c.hot_before = time_of(o, "hot_us");
+      read_side(o, copy_gbps_of(before), c.cold_before, c.hot_before, c.cold_fraction_before,
+                c.hot_fraction_before);
       c.error_before = o.value("error", "");
       c.resource_changes = resource_changes(o, r);
       old_by_key.erase(it);
@@ -121,8 +149,8 @@ std::vector<BenchChange> compare_benches(const json& before, const json& after, 
   for (const auto& [key, o] : old_by_key) {  // timed before, absent after
     BenchChange c;
     fill(c, *o);
-    c.cold_before = time_of(*o, "cold_us");
-    c.hot_before = time_of(*o, "hot_us");
+    read_side(*o, copy_gbps_of(before), c.cold_before, c.hot_before, c.cold_fraction_before,
+              c.hot_fraction_before);
     c.error_before = o->value("error", "");
     c.error_after = "not in the second run";
     out.push_back(c);
@@ -130,9 +158,10 @@ std::vector<BenchChange> compare_benches(const json& before, const json& after, 
   return out;
 }
 
-std::string bench_compare_table(const std::vector<BenchChange>& changes, const json& before, const json& after) {
+std::string bench_compare_table(const std::vector<BenchChange>& changes, const json& before, const json& after,
+                                CompareBy by) {
   auto head = [](const json& doc) {
-    const double copy = doc.contains("copy") ? doc["copy"].value("gbps", 0.0) : 0.0;
+    const double copy = copy_gbps_of(doc);
     const std::string kernels = kernel_sources_text(doc);
     return fmt::format("{} (commit {}{}, {}, copy ceiling {})", doc.value("date", "?"), doc.value("commit", "?"),
                        kernels.empty() ? "" : ", kernel sources " + kernels,
@@ -150,8 +179,19 @@ std::string bench_compare_table(const std::vector<BenchChange>& changes, const j
     s += "note: the runs had different shares of the SMs: before " +
          (share_before.empty() ? std::string("the whole GPU") : share_before) + "; after " +
          (share_after.empty() ? std::string("the whole GPU") : share_after) + "\n";
+  // Times from different cards differ by more than the kernels: the fractions of each run's own
+  // copy ceiling are what compare there.
+  auto gpu_of = [](const json& doc) { return doc.contains("toolchain") ? doc["toolchain"].value("gpu", "") : ""; };
+  const bool other_hardware = gpu_of(before) != gpu_of(after) || share_before != share_after;
+  if (gpu_of(before) != gpu_of(after))
+    s += fmt::format("note: the runs are on different GPUs ({} and {})\n", gpu_of(before).empty() ? "none named" : gpu_of(before),
+                     gpu_of(after).empty() ? "none named" : gpu_of(after));
+  if (other_hardware && by == CompareBy::Time)
+    s += "note: --fractions compares each case's fraction of its own run's copy ceiling instead of its times\n";
+  const bool fractions = by == CompareBy::Fraction;
   s += fmt::format("{:<16} {:<5} {:>13} {:<24} {:<32} {:<32}\n", "op", "dtype", "rows x d", "impl",
-                   "cold us before -> after (x)", "hot us before -> after (x)");
+                   fractions ? "cold / copy before -> after" : "cold us before -> after (x)",
+                   fractions ? "hot / copy before -> after" : "hot us before -> after (x)");
   std::size_t lost = 0, moved = 0;
   for (const auto& c : changes) {
     lost += c.lost();
@@ -162,7 +202,11 @@ std::string bench_compare_table(const std::vector<BenchChange>& changes, const j
         c.variant_before ? named(*c.variant_before) + " -> " + named(c.variant) : c.variant;
     const std::string impl = variant.empty() ? c.impl : c.impl + " [" + variant + "]";
     s += fmt::format("{:<16} {:<5} {:>13} {:<24} {:<32} {:<32}\n", c.op, c.dtype, fmt::format("{}x{}", c.rows, c.d),
-                     impl, us_cell(c.cold_before, c.cold_after), us_cell(c.hot_before, c.hot_after));
+                     impl,
+                     fractions ? fraction_cell(c.cold_fraction_before, c.cold_fraction_after)
+                               : us_cell(c.cold_before, c.cold_after),
+                     fractions ? fraction_cell(c.hot_fraction_before, c.hot_fraction_after)
+                               : us_cell(c.hot_before, c.hot_after));
     if (c.lost()) s += "    LOST: " + c.error_after + "\n";
     for (const auto& line : c.resource_changes) s += "    resources: " + line + "\n";
   }
@@ -172,7 +216,9 @@ std::string bench_compare_table(const std::vector<BenchChange>& changes, const j
 }
 
 void check_bench_document(const json& doc) {
-  (void)bench_compare_table(compare_benches(doc, doc), doc, doc);
+  const auto changes = compare_benches(doc, doc);
+  (void)bench_compare_table(changes, doc, doc, CompareBy::Time);
+  (void)bench_compare_table(changes, doc, doc, CompareBy::Fraction);
 }
 
 }  // namespace ladder

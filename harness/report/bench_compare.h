@@ -2,7 +2,9 @@
 // Cases match on op, dtype, shape, implementation and variant (or, across variants, without it:
 // one schedule against another on the same shapes); each gets its cold and hot times
 // before and after, their ratio, and the launches whose registers or memory moved. Both runs'
-// copy ceilings head the table, so that a machine's own drift is in view.
+// copy ceilings head the table, so that a machine's own drift is in view. Runs on different cards
+// or shares of the SMs compare by fractions instead: each case's cold and hot bandwidth as a
+// fraction of its own run's copy ceiling, the figure the targets judge.
 #pragma once
 #include <optional>
 #include <string>
@@ -18,6 +20,8 @@ struct BenchChange {
   std::optional<std::string> variant_before;
   long long rows = 0, d = 0;
   std::optional<double> cold_before, cold_after, hot_before, hot_after;  // µs; absent: not timed
+  // Fractions of the run's own copy ceiling (cold_fraction, hot_fraction); absent: not timed.
+  std::optional<double> cold_fraction_before, cold_fraction_after, hot_fraction_before, hot_fraction_after;
   std::string error_before, error_after;
   std::vector<std::string> resource_changes;  // "entry: registers 40 -> 48, local 0 -> 16 B"
   // Timed before but not after (an error, or the case gone): the one outcome that fails compare.
@@ -36,7 +40,10 @@ std::vector<BenchChange> compare_benches(const nlohmann::json& before, const nlo
 // so that a malformed document's error can be reported with its own file's name. Throws what
 // they throw (with JSON_DIAGNOSTICS, naming the JSON pointer of the value at fault).
 void check_bench_document(const nlohmann::json& doc);
+// What the table's two columns compare: the times (µs, after / before), or the fractions of each
+// run's own copy ceiling (after - before), for runs on different cards or shares of the SMs.
+enum class CompareBy { Time, Fraction };
 std::string bench_compare_table(const std::vector<BenchChange>& changes, const nlohmann::json& before,
-                                const nlohmann::json& after);
+                                const nlohmann::json& after, CompareBy by = CompareBy::Time);
 
 }  // namespace ladder
