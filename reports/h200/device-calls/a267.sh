@@ -8,7 +8,8 @@
 #   4. every forward verify rung with the time left (END_S).
 # On an H100: 3. the bench of every default case on the whole GPU, then at --sms 96 (0.73 of 132
 #   SMs: the H200's cycles a byte), then at --sms 88, each once; 4. the backward at bf16
-#   2048x16384 at --sms 96, with the grids its bulk plans sized (132 SMs' or 96's).
+#   2048x16384 at --sms 96, with the grids its bulk plans sized (132 SMs' or 96's); 5. every plan
+#   of rmsnorm bf16 and layernorm fp32 at 4096x16384 at --sms 96.
 # Carried: .device/ladder (main's build, stripped). Files go to $OUT.
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
@@ -63,7 +64,19 @@ else
       | grep -E " ladder |rror|ceiling|timed on"
     python3 -c "import json; d=json.load(open('$OUT/bwd-96.json')); [print(r['op'], r.get('geometry'), [(k.get('grid_blocks'), k.get('waves')) for k in r.get('kernels', [])]) for r in d['results'] if r.get('impl')=='ladder']" 2>&1 | head
   } > $OUT/bwd-sms-267.txt 2>&1
+  # 5. the plans of the two fp32/bf16 4096x16384 rows short on the H200 besides the 16-bit
+  #   LayerNorm's (call 265 swept those), at --sms 96.
+  { for v in "" "schedule=loop loop_threads=256" "schedule=loop loop_threads=1024" "schedule=loop loop_hold=4" \
+             "schedule=loop loop_grid=resident" "schedule=regs" "schedule=loop loop_passes=3" "schedule=bulk"; do
+      a=""; for kv in $v; do a="$a --variant $kv"; done
+      for case in "rmsnorm --dtype bf16" "layernorm --dtype f32"; do
+        [ $(left 560) -gt 20 ] || break 2
+        timeout 40 $B bench $case --shape 4096x16384 --sms 96 $a 2>&1 | grep -E " ladder |rror" | sed "s/^/[${v:-auto}] /"
+      done
+    done
+  } > $OUT/sweep-sms96-267.txt 2>&1
+  echo "sweep done at $SECONDS s" >> $L
   (cd $OUT && tar czf /tmp/p.tgz proxy-*.json bwd-96.json sms16.json && rm -f proxy-*.json bwd-96.json sms16.json && mv /tmp/p.tgz proxy-267.tgz)
 fi
-cat $L; cat $OUT/sms-check-267.txt; cat $OUT/bwd-sms-267.txt 2>/dev/null
+cat $L; cat $OUT/sms-check-267.txt; cat $OUT/bwd-sms-267.txt 2>/dev/null; cat $OUT/sweep-sms96-267.txt 2>/dev/null
 echo "total $SECONDS s"
