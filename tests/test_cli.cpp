@@ -199,6 +199,31 @@ TEST_CASE("bench --sms: a whole number of SMs, and only where something is timed
   CHECK(every.output.find("--every-build takes every build") != std::string::npos);
 }
 
+TEST_CASE("--arch takes a GPU arch, and a typo is a usage error rather than every rung failing", "[cli]") {
+  for (const char* cmd : {"bench rmsnorm --resources --arch foo", "bench rmsnorm --resources --arch 90",
+                          "run --compile-only --arch sm90", "verify --compile-only --quick --arch compute_90 rmsnorm"}) {
+    const auto o = run_ladder(cmd);
+    INFO(cmd << ": " << o.output);
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.output, has_substr("--arch: expected an arch such as sm_90"));
+  }
+}
+
+TEST_CASE("bench --resources: a launch that does not compile is the case's error; no compiler is UNRESOLVED",
+          "[cli]") {
+  // sm_99 is spelled as an arch but no NVRTC compiles for it: the case says which launch failed.
+  const auto bad_arch = run_ladder("bench rmsnorm --dtype bf16 --shape 64x1024 --resources --arch sm_99");
+  INFO(bad_arch.output);
+  CHECK(bad_arch.exit_code == 1);
+  CHECK_THAT(bad_arch.output, has_substr("did not compile for sm_99"));
+  // No compiler at all: the harness cannot judge any case (exit 2), not a failure of each.
+  const auto no_nvrtc =
+      run_ladder("bench rmsnorm --dtype bf16 --shape 64x1024 --resources --nvrtc /nonexistent/libnvrtc.so");
+  INFO(no_nvrtc.output);
+  CHECK(no_nvrtc.exit_code == 2);
+  CHECK_THAT(no_nvrtc.output, has_substr("UNRESOLVED: NVRTC unavailable"));
+}
+
 TEST_CASE("bench: a dtype the default list lacks needs --shape, and is then timed", "[cli]") {
   // rmsnorm f16 is not in the default list: without shapes there is nothing to time, said so.
   const auto none = run_ladder("bench rmsnorm --dtype f16");

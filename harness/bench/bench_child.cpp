@@ -140,13 +140,21 @@ std::vector<KernelLaunch> plan_case(const BenchCase& c, const kernels::DeviceLim
   return kernels::plan(c.kernel, Case{{"rows", c.rows}, {"d", c.d}}, {{"eps", c.eps}}, limits);
 }
 
+// The compiler at `path` (empty: the default), or a throw the caller reports as UNRESOLVED: no
+// compiler is the toolchain's problem, not every case's error.
+toolchain::Nvrtc available_nvrtc(const std::string& path) {
+  toolchain::Nvrtc nvrtc(path);
+  if (!nvrtc.available()) throw std::runtime_error("NVRTC unavailable: " + nvrtc.load_error());
+  return nvrtc;
+}
+
 // --resources: each case planned and compiled for the arch's reference device (no GPU needed, no
 // context made), its launches' registers, memory, blocks an SM and waves reported, nothing timed.
 int resources_only(const json& spec, const BenchChildOptions& opts) {
   try {
     const std::string arch = opts.arch.empty() ? "sm_90" : opts.arch;
     const kernels::DeviceLimits limits = kernels::DeviceLimits::for_arch(arch);
-    const toolchain::Nvrtc nvrtc(opts.nvrtc_path);
+    const toolchain::Nvrtc nvrtc = available_nvrtc(opts.nvrtc_path);
     toolchain::CompileCache cache(opts.cache_dir);
     isolate::ImageSet images(nvrtc, cache, arch, nullptr);
     send(opts.result_fd, {{"type", "toolchain"}, {"arch", arch}, {"sm_count", limits.sm_count},
@@ -161,6 +169,11 @@ int resources_only(const json& spec, const BenchChildOptions& opts) {
         const auto plans = plan_case(c, limits);
         row["kernels"] = case_resources(plans, images, limits);
         row["bytes"] = minimum_bytes(plans.front().buffers);
+        // A launch that did not compile is the case's error (the run then exits 1), not an
+        // unknown register count.
+        for (const auto& k : plans)
+          if (const auto& image = images.image(k); !image.ok)
+            row["error"] = fmt::format("{} did not compile for {}: {}", k.entry, arch, image.error);
       } catch (const std::exception& e) {
         row["error"] = e.what();
       }
@@ -196,7 +209,7 @@ int bench_child_main(const BenchChildOptions& opts) {
     const auto& dev = ctx.device();
     const std::string arch = opts.arch.empty() ? dev.arch() : opts.arch;
     const kernels::DeviceLimits limits = kernels::DeviceLimits::from(dev);  // what plans fit
-    const toolchain::Nvrtc nvrtc(opts.nvrtc_path);
+    const toolchain::Nvrtc nvrtc = available_nvrtc(opts.nvrtc_path);
     toolchain::CompileCache cache(opts.cache_dir);
     isolate::ImageSet images(nvrtc, cache, arch, nullptr);
     json toolchain_message = {{"type", "toolchain"}, {"gpu", dev.name}, {"arch", arch}, {"sm_count", dev.sm_count},

@@ -62,7 +62,7 @@ void add_bench(CLI::App& app, int& exit_code) {
                   "of the whole GPU: fewer SM cycles for each byte of DRAM traffic, e.g. an H100 at 96 of 132 SMs for "
                   "an H200's; the plans are sized for those SMs, and `ladder report --targets` refuses the document")
       ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--arch", st->arch, "compile for this arch (default: the device's)");
+  cmd->add_option("--arch", st->arch, "compile for this arch (default: the device's)")->check(arch_option());
   cmd->add_option("--nvrtc", st->nvrtc, "path of the libnvrtc.so to compile with");
   cmd->add_option("--timeout", st->timeout_s, "seconds for the whole bench child")->check(CLI::PositiveNumber);
   cmd->add_flag("--resources", st->resources,
@@ -180,9 +180,15 @@ void add_bench(CLI::App& app, int& exit_code) {
     if (!problem.empty()) std::cout << problem << "\n";
     if (!st->json_path.empty()) write_file_atomic(st->json_path, doc.dump(1) + "\n");
     const bool skipped = problem.rfind("SKIPPED", 0) == 0;
+    // UNRESOLVED (the harness, toolchain or device could not time, a share of the SMs the device
+    // lacks among them) is the harness's exit, never a kernel's failure.
+    const bool unresolved = problem.rfind("UNRESOLVED", 0) == 0;
     bool errors = false;
     for (const auto& r : doc["results"]) errors |= r.contains("error");
-    exit_code = skipped ? kExitOk : (!problem.empty() || errors) ? kExitFailure : kExitOk;
+    exit_code = skipped      ? kExitOk
+                : unresolved ? kExitHarness
+                : (!problem.empty() || errors) ? kExitFailure
+                                               : kExitOk;
   });
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <regex>
 #include <thread>
 #include <fstream>
 #include <iostream>
@@ -34,6 +35,16 @@ CLI::Validator dtype_option() {
       "f32|f16|bf16");
 }
 
+CLI::Validator arch_option() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        static const std::regex kArch("sm_[0-9]{2,3}[af]?");
+        if (std::regex_match(value, kArch)) return "";
+        return "expected an arch such as sm_90, sm_90a or sm_80, got '" + value + "'";
+      },
+      "sm_NN");
+}
+
 void add_common_options(CLI::App& cmd, CommonOptions& o) {
   // Contexts are created one at a time by the driver, but a rung's host work (inputs, checks)
   // overlaps with the next rung's start: a few workers hide most of it.
@@ -45,7 +56,8 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
                  "Chrome trace events, for chrome://tracing or Perfetto");
   cmd.add_option("--timeout", o.runner.timeout_s, "seconds per child before its process group is ended")
       ->check(CLI::PositiveNumber);
-  cmd.add_option("--arch", o.runner.arch, "compile for this arch (default: the device's, or sm_90)");
+  cmd.add_option("--arch", o.runner.arch, "compile for this arch (default: the device's, or sm_90)")
+      ->check(arch_option());
   cmd.add_option("--nvrtc", o.runner.nvrtc_path, "path of the libnvrtc.so to compile with");
   cmd.add_option("--jobs,-j", o.runner.jobs, "rungs run at once (default: half the cores, at most 6)")->check(CLI::Range(1, 256));
   cmd.add_option("--cache-dir", o.runner.cache_dir, "compile cache folder");
