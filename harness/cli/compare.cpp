@@ -1,9 +1,8 @@
 // `ladder compare OLD.json NEW.json`: which rung regressed between two runs, at which stage,
 // and by how much (exit 1 when any rung regressed); or, for two bench documents, each case's
-// times before and after, or with --fractions its fractions of each run's copy ceiling (exit 1 when
-// a case timed before is not timed after); or, for two
-// every-build documents, the builds whose registers or memory moved (exit 1 when a build compiled
-// before is not compiled after).
+// times before and after, or with --fractions its fractions of each run's copy ceiling (exit 1
+// when a case timed before is not timed after); or, for two every-build documents, the builds
+// whose registers or memory moved (exit 1 when a build compiled before is not compiled after).
 #include <iostream>
 
 #include "harness/cli/commands.h"
