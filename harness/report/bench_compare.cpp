@@ -45,20 +45,21 @@ void require_unique(const json& results, const char* which) {
   }
 }
 
-std::optional<double> time_of(const json& r, const char* which) {
+// A positive figure (a time, a fraction) of a case that ran without error; absent otherwise.
+std::optional<double> measured(const json& r, const char* which) {
   if (r.contains("error") || r.value(which, 0.0) <= 0) return std::nullopt;
   return r.value(which, 0.0);
 }
 
 // A timed case's bandwidth over its run's copy ceiling: as the bench stored it (`fraction`),
-// else from its bytes, its time and the document's ceiling; absent where any is missing.
+// else as bench::annotate derives it from the case's bytes, its time and the document's
+// ceiling; absent where any is missing.
 std::optional<double> fraction_of(const json& r, const char* fraction, const char* time, double copy_gbps) {
-  const auto t = time_of(r, time);
-  if (!t) return std::nullopt;
+  if (!measured(r, time)) return std::nullopt;
   if (r.value(fraction, 0.0) > 0) return r.value(fraction, 0.0);
-  const double bytes = r.value("bytes", 0.0);
-  if (bytes <= 0 || copy_gbps <= 0) return std::nullopt;
-  return bytes / (*t * 1e3) / copy_gbps;
+  json derived = r;
+  bench::annotate_result(derived, copy_gbps);
+  return measured(derived, fraction);  // 0 without bytes or a ceiling: absent
 }
 
 double copy_gbps_of(const json& doc) { return doc.contains("copy") ? doc["copy"].value("gbps", 0.0) : 0.0; }
@@ -66,8 +67,8 @@ double copy_gbps_of(const json& doc) { return doc.contains("copy") ? doc["copy"]
 // Reads one run's side of a case: its times and fractions.
 void read_side(const json& r, double copy_gbps, std::optional<double>& cold, std::optional<double>& hot,
                std::optional<double>& cold_fraction, std::optional<double>& hot_fraction) {
-  cold = time_of(r, "cold_us");
-  hot = time_of(r, "hot_us");
+  cold = measured(r, "cold_us");
+  hot = measured(r, "hot_us");
   cold_fraction = fraction_of(r, "cold_fraction", "cold_us", copy_gbps);
   hot_fraction = fraction_of(r, "hot_fraction", "hot_us", copy_gbps);
 }

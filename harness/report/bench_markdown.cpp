@@ -53,22 +53,24 @@ std::string sm_share_text(const json& bench) {
 
 namespace bench {
 
+void annotate_result(json& r, double ceiling) {
+  if (r.contains("error")) return;
+  const double bytes = r.value("bytes", 0.0);
+  for (const char* which : {"hot", "cold", "cold_clean"}) {
+    const double us = r.value(std::string(which) + "_us", 0.0);
+    if (us <= 0) continue;
+    const double gbps = bytes / (us * 1e3);
+    r[std::string(which) + "_gbps"] = gbps;
+    if (ceiling > 0) r[std::string(which) + "_fraction"] = gbps / ceiling;
+  }
+  // The same bytes copied cold: the fraction of what a copy of this size reaches.
+  const double cold = r.value("cold_us", 0.0), copy = r.value("copy_same_us", 0.0);
+  if (cold > 0 && copy > 0) r["cold_of_same_size_copy"] = copy / cold;
+}
+
 json annotate(json doc) {
   const double ceiling = doc.contains("copy") ? doc["copy"].value("gbps", 0.0) : 0.0;
-  for (auto& r : doc["results"]) {
-    if (r.contains("error")) continue;
-    const double bytes = r.value("bytes", 0.0);
-    for (const char* which : {"hot", "cold", "cold_clean"}) {
-      const double us = r.value(std::string(which) + "_us", 0.0);
-      if (us <= 0) continue;
-      const double gbps = bytes / (us * 1e3);
-      r[std::string(which) + "_gbps"] = gbps;
-      if (ceiling > 0) r[std::string(which) + "_fraction"] = gbps / ceiling;
-    }
-    // The same bytes copied cold: the fraction of what a copy of this size reaches.
-    const double cold = r.value("cold_us", 0.0), copy = r.value("copy_same_us", 0.0);
-    if (cold > 0 && copy > 0) r["cold_of_same_size_copy"] = copy / cold;
-  }
+  for (auto& r : doc["results"]) annotate_result(r, ceiling);
   return doc;
 }
 

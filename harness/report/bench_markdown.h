@@ -11,6 +11,8 @@ namespace ladder::bench {
 // Adds GB/s and fractions of the copy ceiling to every result (hot and cold), and the cold
 // fraction of a same-size copy where the bench child timed one (copy_same_us).
 nlohmann::json annotate(nlohmann::json doc);
+// The same for one result against a run's copy ceiling (GB/s; 0: not measured, no fractions).
+void annotate_result(nlohmann::json& result, double copy_gbps);
 std::string bench_terminal_table(const nlohmann::json& doc);
 // Each result's launches (its "kernels": registers, local and shared bytes, blocks an SM and what
 // limits them, waves), one line a launch; results without them are left out.
