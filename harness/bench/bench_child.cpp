@@ -140,21 +140,14 @@ std::vector<KernelLaunch> plan_case(const BenchCase& c, const kernels::DeviceLim
   return kernels::plan(c.kernel, Case{{"rows", c.rows}, {"d", c.d}}, {{"eps", c.eps}}, limits);
 }
 
-// The compiler at `path` (empty: the default), or a throw the caller reports as UNRESOLVED: no
-// compiler is the toolchain's problem, not every case's error.
-toolchain::Nvrtc available_nvrtc(const std::string& path) {
-  toolchain::Nvrtc nvrtc(path);
-  if (!nvrtc.available()) throw std::runtime_error("NVRTC unavailable: " + nvrtc.load_error());
-  return nvrtc;
-}
-
 // --resources: each case planned and compiled for the arch's reference device (no GPU needed, no
 // context made), its launches' registers, memory, blocks an SM and waves reported, nothing timed.
 int resources_only(const json& spec, const BenchChildOptions& opts) {
   try {
     const std::string arch = opts.arch.empty() ? "sm_90" : opts.arch;
     const kernels::DeviceLimits limits = kernels::DeviceLimits::for_arch(arch);
-    const toolchain::Nvrtc nvrtc = available_nvrtc(opts.nvrtc_path);
+    const toolchain::Nvrtc nvrtc(opts.nvrtc_path);
+    nvrtc.require_available();  // no compiler: UNRESOLVED, not every case's error
     toolchain::CompileCache cache(opts.cache_dir);
     isolate::ImageSet images(nvrtc, cache, arch, nullptr);
     send(opts.result_fd, {{"type", "toolchain"}, {"arch", arch}, {"sm_count", limits.sm_count},
@@ -209,7 +202,8 @@ int bench_child_main(const BenchChildOptions& opts) {
     const auto& dev = ctx.device();
     const std::string arch = opts.arch.empty() ? dev.arch() : opts.arch;
     const kernels::DeviceLimits limits = kernels::DeviceLimits::from(dev);  // what plans fit
-    const toolchain::Nvrtc nvrtc = available_nvrtc(opts.nvrtc_path);
+    const toolchain::Nvrtc nvrtc(opts.nvrtc_path);
+    nvrtc.require_available();  // no compiler: UNRESOLVED, not every case's error
     toolchain::CompileCache cache(opts.cache_dir);
     isolate::ImageSet images(nvrtc, cache, arch, nullptr);
     json toolchain_message = {{"type", "toolchain"}, {"gpu", dev.name}, {"arch", arch}, {"sm_count", dev.sm_count},

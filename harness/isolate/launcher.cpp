@@ -74,7 +74,7 @@ const CompiledImage& ImageSet::image(const KernelLaunch& k) {
   const auto t0 = Clock::now();
   if (k.source_kind == SourceKind::CudaCpp) {
     // No compiler is a toolchain problem, not the rung's compile error: the harness cannot decide.
-    if (!nvrtc_.available()) throw std::runtime_error("NVRTC unavailable: " + nvrtc_.load_error());
+    nvrtc_.require_available();
     toolchain::CompileRequest req;
     req.source_path = k.source;
     req.source_text = read_file(k.source, "source file");

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <utility>
 
 #include <fmt/format.h>
@@ -106,6 +107,9 @@ Nvrtc::Nvrtc(Nvrtc&&) noexcept = default;
 Nvrtc& Nvrtc::operator=(Nvrtc&&) noexcept = default;
 
 bool Nvrtc::available() const { return impl_ && impl_->lib.ok(); }
+void Nvrtc::require_available() const {
+  if (!available()) throw std::runtime_error("NVRTC unavailable: " + load_error());
+}
 const std::string& Nvrtc::load_error() const { return impl_->error; }
 const std::string& Nvrtc::library_path() const { return impl_->lib.path(); }
 NvrtcVersion Nvrtc::version() const { return impl_->version; }

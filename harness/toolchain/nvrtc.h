@@ -46,6 +46,9 @@ class Nvrtc {
 
   bool available() const;
   const std::string& load_error() const;
+  // Throws std::runtime_error ("NVRTC unavailable: " and load_error()) where !available(): for
+  // callers that cannot go on without a compiler, whose harness reports it as UNRESOLVED.
+  void require_available() const;
   const std::string& library_path() const;
   NvrtcVersion version() const;
   std::vector<std::string> supported_archs() const;  // "sm_75", ... from nvrtcGetSupportedArchs
