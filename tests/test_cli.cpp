@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/toolchain/nvrtc.h"
 #include "tests/catch.h"
 #include "tests/cli_helpers.h"
 
@@ -199,14 +200,29 @@ TEST_CASE("bench --sms: a whole number of SMs, and only where something is timed
   CHECK(every.output.find("--every-build takes every build") != std::string::npos);
 }
 
+TEST_CASE("arch_number reads the arch spellings the compiler and --arch take, and no other", "[cli]") {
+  using ladder::toolchain::arch_number;
+  CHECK(arch_number("sm_90") == "90");
+  CHECK(arch_number("sm_90a") == "90a");
+  CHECK(arch_number("compute_80") == "80");
+  CHECK(arch_number("sm_100f") == "100f");
+  for (const char* bad : {"90", "sm90", "sm_9", "sm_9000", "sm_90x", "compute90", "foo", "", " sm_90"})
+    CHECK_FALSE(arch_number(bad));
+}
+
 TEST_CASE("--arch takes a GPU arch, and a typo is a usage error rather than every rung failing", "[cli]") {
   for (const char* cmd : {"bench rmsnorm --resources --arch foo", "bench rmsnorm --resources --arch 90",
-                          "run --compile-only --arch sm90", "verify --compile-only --quick --arch compute_90 rmsnorm"}) {
+                          "run --compile-only --arch sm90", "verify --compile-only --quick --arch compute90 rmsnorm"}) {
     const auto o = run_ladder(cmd);
     INFO(cmd << ": " << o.output);
     CHECK(o.exit_code == 2);
     CHECK_THAT(o.output, has_substr("--arch: expected an arch such as sm_90"));
   }
+  // The compiler's other spelling of an arch is an arch too.
+  const auto virt = run_ladder("bench rmsnorm --dtype bf16 --shape 64x1024 --resources --arch compute_90");
+  INFO(virt.output);
+  CHECK(virt.exit_code == 0);
+  CHECK_THAT(virt.output, has_substr("ladder::rmsnorm_fwd_decode<__nv_bfloat16>"));
 }
 
 TEST_CASE("bench --resources: a launch that does not compile is the case's error; no compiler is UNRESOLVED",

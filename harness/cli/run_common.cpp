@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <regex>
 #include <thread>
 #include <fstream>
 #include <iostream>
@@ -19,6 +18,7 @@
 
 #include "harness/ladder/manifest.h"
 #include "harness/report/printers.h"
+#include "harness/toolchain/nvrtc.h"
 #include "harness/toolchain/paths.h"
 
 namespace ladder::cli {
@@ -38,8 +38,7 @@ CLI::Validator dtype_option() {
 CLI::Validator arch_option() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        static const std::regex kArch("sm_[0-9]{2,3}[af]?");
-        if (std::regex_match(value, kArch)) return "";
+        if (toolchain::arch_number(value)) return "";
         return "expected an arch such as sm_90, sm_90a or sm_80, got '" + value + "'";
       },
       "sm_NN");

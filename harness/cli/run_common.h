@@ -27,9 +27,9 @@ void add_common_options(CLI::App& cmd, CommonOptions& o);
 // silent empty selection.
 CLI::Validator dtype_option();
 
-// For an --arch option: a real GPU arch as NVRTC spells it (sm_ and two or three digits, with an
-// optional a or f suffix: sm_80, sm_90a, sm_100f). Anything else is a usage error, so that a typo
-// is not reported as every rung failing to compile.
+// For an --arch option: a GPU arch as the compiler takes it (toolchain::arch_number: sm_80,
+// sm_90a, sm_100f, or the compute_ spelling). Anything else is a usage error, so that a typo is
+// not reported as every rung failing to compile.
 CLI::Validator arch_option();
 
 // Keeps rungs whose names match any glob (all when `globs` is empty). Unknown globs are errors.

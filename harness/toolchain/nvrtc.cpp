@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <stdexcept>
 #include <utility>
 
@@ -106,6 +107,13 @@ Nvrtc::~Nvrtc() = default;
 Nvrtc::Nvrtc(Nvrtc&&) noexcept = default;
 Nvrtc& Nvrtc::operator=(Nvrtc&&) noexcept = default;
 
+std::optional<std::string> arch_number(const std::string& arch) {
+  static const std::regex kArch("(?:sm|compute)_([0-9]{2,3}[af]?)");
+  std::smatch m;
+  if (!std::regex_match(arch, m, kArch)) return std::nullopt;
+  return m[1].str();
+}
+
 bool Nvrtc::available() const { return impl_ && impl_->lib.ok(); }
 void Nvrtc::require_available() const {
   if (!available()) throw std::runtime_error("NVRTC unavailable: " + load_error());
@@ -138,10 +146,10 @@ CompileResult Nvrtc::compile(const CompileRequest& req) const {
   if (!available()) return finish(load_error());
   const auto& a = impl_->api;
 
-  // A PTX image needs a virtual arch; a cubin a real one. Accept either spelling from the user.
-  std::string arch_num = req.arch;
-  for (const char* prefix : {"sm_", "compute_"})
-    if (arch_num.rfind(prefix, 0) == 0) arch_num = arch_num.substr(std::string(prefix).size());
+  // A PTX image needs a virtual arch; a cubin a real one. Accept either spelling from the user
+  // (another spelling goes to NVRTC as given, which names it in its error).
+  const auto number = arch_number(req.arch);
+  const std::string arch_num = number ? *number : req.arch;
   if (req.want == ImageKind::Cubin && !a.GetCUBIN)
     return finish(fmt::format("NVRTC {}.{} cannot emit cubin", impl_->version.major, impl_->version.minor));
   r.options.push_back(fmt::format("--gpu-architecture={}_{}",

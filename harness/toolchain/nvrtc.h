@@ -3,6 +3,7 @@
 // toolkit's library for comparisons.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,11 @@ namespace ladder::toolchain {
 struct NvrtcVersion { int major = 0, minor = 0; };
 
 enum class ImageKind { Ptx, Cubin };
+
+// The number of a GPU arch spelled as the compile below takes it, sm_NN or compute_NN with two or
+// three digits and an optional a or f suffix ("90a" for sm_90a or compute_90a); nullopt for any
+// other spelling. One rule for the compiler and for the command line's --arch.
+std::optional<std::string> arch_number(const std::string& arch);
 
 struct CompileRequest {
   std::string source_path;             // for messages and the header search path
