@@ -62,6 +62,11 @@ std::optional<double> fraction_of(const json& r, const char* fraction, const cha
   return measured(derived, fraction);  // 0 without bytes or a ceiling: absent
 }
 
+// The GPU a bench document ran on, as its toolchain names it; "" where it names none.
+std::string gpu_name(const json& doc) {
+  return doc.contains("toolchain") ? doc["toolchain"].value("gpu", std::string()) : std::string();
+}
+
 double copy_gbps_of(const json& doc) { return doc.contains("copy") ? doc["copy"].value("gbps", 0.0) : 0.0; }
 
 // Reads one run's side of a case: its times and fractions.
@@ -166,7 +171,7 @@ std::string bench_compare_table(const std::vector<BenchChange>& changes, const j
     const std::string kernels = kernel_sources_text(doc);
     return fmt::format("{} (commit {}{}, {}, copy ceiling {})", doc.value("date", "?"), doc.value("commit", "?"),
                        kernels.empty() ? "" : ", kernel sources " + kernels,
-                       doc.contains("toolchain") ? doc["toolchain"].value("gpu", "no GPU") : std::string("no GPU"),
+                       gpu_name(doc).empty() ? std::string("no GPU") : gpu_name(doc),
                        copy > 0 ? fmt::format("{:.0f} GB/s", copy) : std::string("not measured"));
   };
   std::string s = "before: " + head(before) + "\nafter:  " + head(after) + "\n";
@@ -182,11 +187,11 @@ std::string bench_compare_table(const std::vector<BenchChange>& changes, const j
          (share_after.empty() ? std::string("the whole GPU") : share_after) + "\n";
   // Times from different cards differ by more than the kernels: the fractions of each run's own
   // copy ceiling are what compare there.
-  auto gpu_of = [](const json& doc) { return doc.contains("toolchain") ? doc["toolchain"].value("gpu", "") : ""; };
-  const bool other_hardware = gpu_of(before) != gpu_of(after) || share_before != share_after;
-  if (gpu_of(before) != gpu_of(after))
-    s += fmt::format("note: the runs are on different GPUs ({} and {})\n", gpu_of(before).empty() ? "none named" : gpu_of(before),
-                     gpu_of(after).empty() ? "none named" : gpu_of(after));
+  const std::string gpu_before = gpu_name(before), gpu_after = gpu_name(after);
+  const bool other_hardware = gpu_before != gpu_after || share_before != share_after;
+  if (gpu_before != gpu_after)
+    s += fmt::format("note: the runs are on different GPUs ({} and {})\n", gpu_before.empty() ? "none named" : gpu_before,
+                     gpu_after.empty() ? "none named" : gpu_after);
   if (other_hardware && by == CompareBy::Time)
     s += "note: --fractions compares each case's fraction of its own run's copy ceiling instead of its times\n";
   const bool fractions = by == CompareBy::Fraction;
