@@ -3,7 +3,7 @@
 # forward verify until END_S). On an H100: the backward's plans at the rows of 2049 (the furthest
 # below 0.75 on the H200: 0.47-0.52) and layernorm_bwd fp32 1024x16384, at the stand-in call 267
 # calibrated (--sms 96), every schedule and its keys, two rounds, cold: call 268 swept only
-# 1024x32768 and 2048x16384.
+# 1024x32768 and 2048x16384. weight=none / affine=0 time each without its weight gradients.
 # Carried: .device/ladder (main's build, stripped). Files go to $OUT.
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
@@ -30,11 +30,12 @@ sweep() {  # $1: tag, $2: ops, $3: dtype, $4: shape, rest: variants (keys joined
     schedule=phase+phase_items=1 schedule=phase+phase_items=2 schedule=phase+phase_prefetch=0 \
     schedule=phase+phase_prefetch=1 schedule=phase+phase_blocks_per_sm=2 schedule=phase+phase_blocks_per_sm=4 \
     schedule=flat schedule=flat+flat_blocks_per_sm=2 schedule=flat+flat_stages=3 schedule=bulk shift=0 shift=1 \
-    reduce=launch pdl=0
+    reduce=launch pdl=0 weight=none affine=0
   echo "2049 done at $SECONDS s" >> $L
   sweep f32 layernorm_bwd f32 1024x16384 auto schedule=regs schedule=phase schedule=bulk+bulk_cluster=1 \
     schedule=bulk+bulk_cluster=2 schedule=bulk+bulk_pool=1 schedule=bulk+bulk_pool=2 reduce=grid reduce=launch \
-    cluster_exchange=barrier pdl=0
+    cluster_exchange=barrier pdl=0 affine=0
+  sweep wide "rmsnorm_bwd layernorm_bwd" bf16 1024x32768 auto weight=none affine=0
 } > $OUT/sweep-bwd-sms96-269.txt 2>&1
 python3 - $OUT >> $OUT/sweep-bwd-sms96-269.txt <<'PY'
 import glob, json, os, statistics, sys
