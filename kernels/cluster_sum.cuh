@@ -181,30 +181,15 @@ struct ClusterPlace {
 };
 
 // A row's sums over the block (row_group_sum), then, with CLUSTER > 1, over the cluster
-// (cluster_slots_begin first). between() runs after the block's sum and before the cluster's:
-// the block barrier is behind it, the wait for the other blocks' totals ahead, so work that
-// needs only this block's threads done with their previous pass (a stage's refill) need not
-// wait for the cluster.
-template <int CLUSTER, bool ASYNC, int N, int M, typename Between>
-__device__ __forceinline__ void cluster_row_sum(float (&v)[N], ReduceScratch<M>& scratch,
-                                                int& parity, ClusterSlots<M>& slots,
-                                                int& cluster_sums, Between&& between) {
-  row_group_sum<true>(v, scratch, parity);
-  between();
-#if LADDER_CLUSTERS
-  if constexpr (CLUSTER > 1) cluster_sum<CLUSTER, ASYNC>(v, slots, cluster_sums);
-#endif
-}
-
-struct Nothing {
-  __device__ __forceinline__ void operator()() const {}
-};
-
+// (cluster_slots_begin first).
 template <int CLUSTER, bool ASYNC, int N, int M>
 __device__ __forceinline__ void cluster_row_sum(float (&v)[N], ReduceScratch<M>& scratch,
                                                 int& parity, ClusterSlots<M>& slots,
                                                 int& cluster_sums) {
-  cluster_row_sum<CLUSTER, ASYNC>(v, scratch, parity, slots, cluster_sums, Nothing{});
+  row_group_sum<true>(v, scratch, parity);
+#if LADDER_CLUSTERS
+  if constexpr (CLUSTER > 1) cluster_sum<CLUSTER, ASYNC>(v, slots, cluster_sums);
+#endif
 }
 
 }  // namespace norm

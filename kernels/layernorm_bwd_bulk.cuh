@@ -246,9 +246,8 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
         acc[2] = fmaf(g[e], dev, acc[2]);
       }
     }
-    // The refill between the block's sum and the cluster's: the stage is this block's alone.
-    norm::cluster_row_sum<CLUSTER, ASYNC_SUMS>(acc, scratch, parity, slots, cluster_sums,
-                                               [&] { walk.refill_previous(k); });
+    norm::cluster_row_sum<CLUSTER, ASYNC_SUMS>(acc, scratch, parity, slots, cluster_sums);
+    walk.refill_previous(k);
     if (!saved) st.rstd = rsqrtf(norm::mean_of(acc[0], d) + eps);
     // dx = rstd * g - (rstd * mean(g) + xhat * rstd * mean(g * xhat)), as layernorm_bwd.
     const float shift_g = st.rstd * norm::mean_of(acc[1], d);

@@ -168,9 +168,8 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
         sums[1] = fmaf(g[e], sv[e], sums[1]);
       }
     }
-    // The refill between the block's sum and the cluster's: the stage is this block's alone.
-    cluster_row_sum<CLUSTER, ASYNC_SUMS>(sums, scratch, parity, slots, cluster_sums,
-                                         [&] { walk.refill_previous(k); });
+    cluster_row_sum<CLUSTER, ASYNC_SUMS>(sums, scratch, parity, slots, cluster_sums);
+    walk.refill_previous(k);
     const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
     const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
     T* dxr = dx + row * static_cast<long long>(dx_stride) + col0;
