@@ -2,8 +2,10 @@
 # Call 271. On an H200: a267.sh (the bench of record, the decode row's peers, the forward verify
 # until END_S) on main's kernels. On an H100: where the weight gradients' column reduce spends
 # its 5.8-7.1 us at d = 2049 and 32768 (call 270b): Nsight Compute's speed-of-light, launch,
-# occupancy and warp-state sections of column_sum and column_sum_pair after rmsnorm_bwd and
-# layernorm_bwd bf16 8192x2049 and rmsnorm_bwd bf16 1024x32768, whole GPU, caches flushed.
+# occupancy, warp-state and memory sections of rmsnorm_bwd and layernorm_bwd bf16 8192x2049 and
+# rmsnorm_bwd bf16 1024x32768, their row kernels and column reduce (column_sum,
+# column_sum_pair), whole GPU, caches flushed: whether the row kernels are held by issue or by
+# memory, and what the reduce waits on.
 # Carried: .device/ladder (main's build, stripped). Files go to $OUT (tarred: the device returns
 # only a few files).
 set -u
@@ -22,8 +24,8 @@ for c in "rmsnorm_bwd --dtype bf16 --shape 8192x2049" "layernorm_bwd --dtype bf1
          "rmsnorm_bwd --dtype bf16 --shape 1024x32768"; do
   echo "## $c" >> $L
   timeout 150 ncu --clock-control none --section SpeedOfLight --section LaunchStats --section Occupancy \
-    --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:'column_sum' --launch-skip 2 --launch-count 1 \
+    --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:'column_sum|bwd' --launch-skip 4 --launch-count 2 \
     $B bench $c --iters 2 2>&1 | grep -vE "^==PROF==|^\s*$|^\[" | grep -v " ladder " >> $L
 done
-cat $L | grep -E "^##|Duration|Throughput|Stall|Warp Cycles|Achieved Occupancy|Waves|Registers|L2 Hit|Mem Busy|Max Bandwidth" | head -80
+cat $L | grep -E "^##|^  [a-z_]+.*\\(|Duration|Throughput|Issue Slots|Issued Warp|Warp Cycles Per Issued|Achieved Occupancy|Waves|Registers|L2 Hit|Mem Busy|Max Bandwidth" | head -120
 echo "total $SECONDS s"
