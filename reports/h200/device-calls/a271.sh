@@ -15,7 +15,7 @@ if [[ $card == *H200* ]]; then
   bash reports/h200/device-calls/a267.sh
   # The device returns a limited number of files: everything but bench.json in one archive.
   cd $OUT && ls && tar czf /tmp/c.tgz $(ls | grep -v '^bench.json$') && rm -f $(ls | grep -v '^bench.json$') \
-    && mv /tmp/c.tgz call-271.tgz; cat log-267.txt 2>/dev/null; tar xzf call-271.tgz -O log-267.txt; exit 0
+    && mv /tmp/c.tgz call-271.tgz; tar xzf call-271.tgz -O log-267.txt; exit 0
 fi
 B=$PWD/.device/ladder
 mkdir -p $OUT
