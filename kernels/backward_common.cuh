@@ -54,6 +54,29 @@ __device__ __forceinline__ RowAccess backward_access(const void* const* rows, in
   return aligned_access(rows, count);
 }
 
+// How many rows past the current one the one-tile register kernels ask the L2 for (0: none).
+// The row after the current one is already on its way into registers; the L2 request covers the
+// row after that, so a block has a second row's bytes in flight without holding a register.
+constexpr int kBackwardL2AheadRows = 2;
+// Whether only the SHIFTED builds (rows off the 16-byte grid) ask.
+constexpr bool kBackwardL2AheadShiftedOnly = false;
+
+// Asks the L2 for the chunks of one row (a tensor base and its stride) that this thread reads
+// in the one-tile kernels (tile 0 at `phase`), without waiting or holding a register. Past the
+// last row nothing; a chunk straddling an end of the row asks for its part inside the row, so
+// every address lies in the row.
+template <typename T, int ITEMS>
+__device__ __forceinline__ void prefetch_row_tile(const T* base, long long stride, long long row,
+                                                  long long rows, int d, int phase) {
+  if (base == nullptr || row >= rows) return;
+  const T* p = base + row * stride;
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int c0 = chunk_column<T, ITEMS>(0, i, phase);
+    if (c0 < d && c0 + Elem<T>::kVec > 0) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + max(c0, 0)));
+  }
+}
+
 // The phase a row group fixes from its first row's pointers (first_rows). ONE (the row must fit
 // one tile): a phase that would push the row into a second tile falls back to 0.
 template <typename T, int ITEMS>

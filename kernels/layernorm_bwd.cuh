@@ -133,6 +133,11 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       nreads.tile(nxr, 0, naccess.vec, phase, ncols, next_x);
       nreads.tile(ndyr, 0, naccess.vec, phase, ncols, next_dy);
       next_stats = stats_at(base + loop.step);
+      if constexpr (norm::kBackwardL2AheadRows > 1 && (SHIFTED || !norm::kBackwardL2AheadShiftedOnly)) {
+        const long long ahead = base + norm::kBackwardL2AheadRows * loop.step + threadIdx.y;
+        norm::prefetch_row_tile<T, ITEMS>(x, x_stride, ahead, rows, d, phase);
+        norm::prefetch_row_tile<T, ITEMS>(dy, dy_stride, ahead, rows, d, phase);
+      }
     }
     float mu = stats.x;
     if constexpr (!SAVED) {  // the mean: a first pass and its own reduction

@@ -164,6 +164,15 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
     if (kAhead) {  // past the last row: zeros, no loads
       ncols = row_at(base + loop.step, np, naccess);
       next.load(np, 0, naccess, ncols, true);
+      if constexpr (kBackwardL2AheadRows > 1 && (SHIFTED || !kBackwardL2AheadShiftedOnly)) {
+        const long long ahead = base + kBackwardL2AheadRows * loop.step + threadIdx.y;
+        prefetch_row_tile<T, ITEMS>(x, x_stride, ahead, rows, d, phase);
+        prefetch_row_tile<T, ITEMS>(dy, dy_stride, ahead, rows, d, phase);
+        if constexpr (FUSED) {
+          prefetch_row_tile<T, ITEMS>(r, r_stride, ahead, rows, d, phase);
+          prefetch_row_tile<T, ITEMS>(dh, dh_stride, ahead, rows, d, phase);
+        }
+      }
     }
     row_group_sum<true>(sums, scratch, parity);
     const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
