@@ -54,12 +54,12 @@ __device__ __forceinline__ RowAccess backward_access(const void* const* rows, in
   return aligned_access(rows, count);
 }
 
-// How many rows past the current one the one-tile register kernels ask the L2 for (0: none).
-// The row after the current one is already on its way into registers; the L2 request covers the
-// row after that, so a block has a second row's bytes in flight without holding a register.
+// How many rows past the current one the one-tile register kernels that ask the L2 for a row
+// ask for (layernorm_bwd's 16-bit builds on the 16-byte grid; kernels/README.md says which and
+// why). The row after the current one is already on its way into registers; the L2 request
+// covers the row after that, so a block has a second row's bytes in flight without holding a
+// register.
 constexpr int kBackwardL2AheadRows = 2;
-// Whether only the SHIFTED builds (rows off the 16-byte grid) ask.
-constexpr bool kBackwardL2AheadShiftedOnly = false;
 
 // Asks the L2 for the chunks of one row (a tensor base and its stride) that this thread reads
 // in the one-tile kernels (tile 0 at `phase`), without waiting or holding a register. Past the

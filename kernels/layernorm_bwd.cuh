@@ -115,6 +115,8 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
   // overlap the previous row's two reductions and its stores. Rows never overlap in memory.
   // Past 16 values a thread (fp32 at ITEMS 4) ptxas spills.
   constexpr bool ahead = ONE && ITEMS * kVec <= 16;
+  // 16-bit rows on the 16-byte grid also ask the L2 for the row after next (prefetch_row_tile).
+  constexpr bool kL2Ahead = sizeof(T) == 2 && !SHIFTED;
   // x and dy packed as stored: a 16-bit row takes half the registers of fp32.
   uint4 xs[ITEMS], dys[ITEMS], next_x[ITEMS], next_dy[ITEMS];
   if (ahead) {
@@ -133,7 +135,7 @@ __device__ __forceinline__ void layernorm_bwd_rows(int phase, T* dx, float* dgam
       nreads.tile(nxr, 0, naccess.vec, phase, ncols, next_x);
       nreads.tile(ndyr, 0, naccess.vec, phase, ncols, next_dy);
       next_stats = stats_at(base + loop.step);
-      if constexpr (norm::kBackwardL2AheadRows > 1 && (SHIFTED || !norm::kBackwardL2AheadShiftedOnly)) {
+      if constexpr (kL2Ahead) {
         const long long ahead = base + norm::kBackwardL2AheadRows * loop.step + threadIdx.y;
         norm::prefetch_row_tile<T, ITEMS>(x, x_stride, ahead, rows, d, phase);
         norm::prefetch_row_tile<T, ITEMS>(dy, dy_stride, ahead, rows, d, phase);
