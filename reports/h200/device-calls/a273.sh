@@ -12,8 +12,8 @@
 #    .device/ladder-640 (main's planner with 640 backward thread slots an SM), items=2, against
 #    the checkout's kernels under main's planner.
 # Cold, two rounds; the whole GPU on an H200, --sms 96 (the stand-in) on an H100.
-# Carried: .device/ladder (main's build), .device/ladder-640, .device/kernels-main,
-# .device/trees/{early,earlypf,lb4}. Files go to $OUT, tarred but for the log and summary.
+# Carried: .device/ladder (main's build), .device/ladder-640.xz, .device/kernels-main; the trees
+# early, earlypf and lb4 are made here from the checkout's kernels. Files go to $OUT, tarred but for the log and summary.
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
@@ -21,6 +21,14 @@ B=$PWD/.device/ladder
 mkdir -p $OUT
 L=$OUT/log-273.txt
 echo "# Call 273 ($LADDER_COMMIT, a273.sh) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)" > $L
+xz -dkf .device/ladder-640.xz && chmod +x .device/ladder-640
+mkdir -p .device/trees && for t in early earlypf lb4; do rm -rf .device/trees/$t; cp -r kernels .device/trees/$t; done
+sed -i 's/kRmsEarlyLoad = false/kRmsEarlyLoad = true/' .device/trees/early/rmsnorm_bwd.cuh .device/trees/earlypf/rmsnorm_bwd.cuh
+sed -i 's/kRmsL2Ahead = false/kRmsL2Ahead = true/' .device/trees/earlypf/rmsnorm_bwd.cuh
+perl -0pi -e 's/__launch_bounds__\(norm::kBackwardMaxThreads\)\n    rmsnorm_bwd\(/__launch_bounds__(160, 4)\n    rmsnorm_bwd(/' .device/trees/lb4/rmsnorm_bwd.cuh
+perl -0pi -e 's/__launch_bounds__\(norm::kBackwardMaxThreads\)\n    layernorm_bwd\(/__launch_bounds__(160, 4)\n    layernorm_bwd(/' .device/trees/lb4/layernorm_bwd.cuh
+grep -c "kRmsEarlyLoad = true, kRmsL2Ahead = true" .device/trees/earlypf/rmsnorm_bwd.cuh >> $L
+grep -c "160, 4" .device/trees/lb4/rmsnorm_bwd.cuh .device/trees/lb4/layernorm_bwd.cuh >> $L
 tree_dir() { case $1 in main) echo $PWD/.device/kernels-main;; cand) echo $PWD/kernels;; *) echo $PWD/.device/trees/$1;; esac; }
 S=""; [[ $card == *H200* ]] || S="--sms 96"
 bench() {  # tree tag binary args...
