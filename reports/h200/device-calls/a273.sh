@@ -12,7 +12,7 @@
 #    .device/ladder-640 (main's planner with 640 backward thread slots an SM), items=2, against
 #    the checkout's kernels under main's planner.
 # Cold, two rounds; the whole GPU on an H200, --sms 96 (the stand-in) on an H100.
-# Carried: .device/ladder (main's build), .device/ladder-640.xz, .device/kernels-main; the trees
+# Carried: .device/ladder.xz (main's build), .device/ladder-640.xz, .device/kernels-main; the trees
 # early, earlypf and lb4 are made here from the checkout's kernels. Files go to $OUT, tarred but for the log and summary.
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
@@ -21,7 +21,7 @@ B=$PWD/.device/ladder
 mkdir -p $OUT
 L=$OUT/log-273.txt
 echo "# Call 273 ($LADDER_COMMIT, a273.sh) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)" > $L
-xz -dkf .device/ladder-640.xz && chmod +x .device/ladder-640
+xz -dkf .device/ladder-640.xz .device/ladder.xz && chmod +x .device/ladder-640 .device/ladder
 mkdir -p .device/trees && for t in early earlypf lb4; do rm -rf .device/trees/$t; cp -r kernels .device/trees/$t; done
 sed -i 's/kRmsEarlyLoad = false/kRmsEarlyLoad = true/' .device/trees/early/rmsnorm_bwd.cuh .device/trees/earlypf/rmsnorm_bwd.cuh
 sed -i 's/kRmsL2Ahead = false/kRmsL2Ahead = true/' .device/trees/earlypf/rmsnorm_bwd.cuh
