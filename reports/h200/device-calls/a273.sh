@@ -21,7 +21,8 @@ B=$PWD/.device/ladder
 mkdir -p $OUT
 L=$OUT/log-273.txt
 echo "# Call 273 ($LADDER_COMMIT, a273.sh) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)" > $L
-xz -dkf .device/ladder-640.xz .device/ladder.xz && chmod +x .device/ladder-640 .device/ladder
+for b in ladder ladder-640; do python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" .device/$b.xz .device/$b; done
+chmod +x .device/ladder-640 .device/ladder
 mkdir -p .device/trees && for t in early earlypf lb4; do rm -rf .device/trees/$t; cp -r kernels .device/trees/$t; done
 sed -i 's/kRmsEarlyLoad = false/kRmsEarlyLoad = true/' .device/trees/early/rmsnorm_bwd.cuh .device/trees/earlypf/rmsnorm_bwd.cuh
 sed -i 's/kRmsL2Ahead = false/kRmsL2Ahead = true/' .device/trees/earlypf/rmsnorm_bwd.cuh
