@@ -134,17 +134,14 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
   // row's loads are issued one row ahead, so they overlap the previous row's reduction and
   // stores. Rows never overlap in memory, so no store precedes a load of the same row.
   constexpr bool kAhead = ONE && kRowChunks <= 6;
-  constexpr bool kRmsEarlyLoad = false, kRmsL2Ahead = false;
   RmsBwdTile<T, ITEMS, FUSED, SHIFTED> tile, next;
   if (kAhead) tile.load(p, 0, access, cols, true);
-  RmsBwdRow<T, SHIFTED> np;
-  RowAccess naccess;
-  int ncols = 0;
-  auto load_next = [&](long long base) {  // past the last row: zeros, no loads
-    ncols = row_at(base + loop.step, np, naccess);
-    next.load(np, 0, naccess, ncols, true);
-    if constexpr (kRmsL2Ahead && !SHIFTED) {
-      const long long ahead = base + kBackwardL2AheadRows * loop.step + threadIdx.y;
+  for (long long base = loop.first; base < rows; base += loop.step) {
+    // One tile on the 16-byte grid without a row ahead in registers (the fused op; fp32 at
+    // ITEMS 4): the next row is asked of the L2 instead, before this row's loads, so that both
+    // are in flight together.
+    if constexpr (ONE && !kAhead && !SHIFTED) {
+      const long long ahead = base + loop.step + threadIdx.y;
       prefetch_row_tile<T, ITEMS>(x, x_stride, ahead, rows, d, phase);
       prefetch_row_tile<T, ITEMS>(dy, dy_stride, ahead, rows, d, phase);
       if constexpr (FUSED) {
@@ -152,9 +149,6 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
         prefetch_row_tile<T, ITEMS>(dh, dh_stride, ahead, rows, d, phase);
       }
     }
-  };
-  for (long long base = loop.first; base < rows; base += loop.step) {
-    if (kAhead && kRmsEarlyLoad) load_next(base);
     float sums[2] = {0.f, 0.f};  // sum(s^2), sum(g * s)
     for (int t = 0; t < nt; ++t) {
       // One tile: dh too, so all of the row's loads are in flight at once.
@@ -176,7 +170,13 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
         }
       }
     }
-    if (kAhead && !kRmsEarlyLoad) load_next(base);
+    RmsBwdRow<T, SHIFTED> np;
+    RowAccess naccess;
+    int ncols = 0;
+    if (kAhead) {  // past the last row: zeros, no loads
+      ncols = row_at(base + loop.step, np, naccess);
+      next.load(np, 0, naccess, ncols, true);
+    }
     row_group_sum<true>(sums, scratch, parity);
     const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
     const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);

@@ -1,0 +1,60 @@
+#!/bin/bash
+# Call 274. The one-tile register backward builds on the 16-byte grid that hold no row ahead in
+# registers (add_rmsnorm_bwd at every dtype, rmsnorm_bwd fp32 at ITEMS 4) ask the L2 for the next
+# row before loading their own (rmsnorm_bwd.cuh), beside layernorm_bwd's 16-bit request for the
+# row after next (calls 272-273). 1. A/B, main's kernels (.device/kernels-main) against the
+# checkout's, cold, three rounds: every op's default backward rows that run those builds
+# (16384x4096 at bf16, f16 and fp32; 65536x1024 at bf16); the whole GPU on an H200, --sms 96 on
+# an H100. 2. Every verify rung of the three backward ops on the checkout's kernels.
+# Carried: .device/ladder.xz (main's build), .device/kernels-main. Files go to $OUT, tarred but
+# for the log and the summary.
+set -u
+export LADDER_COMMIT=${LADDER_COMMIT:?}
+card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" .device/ladder.xz .device/ladder
+chmod +x .device/ladder
+B=$PWD/.device/ladder
+mkdir -p $OUT
+L=$OUT/log-274.txt
+echo "# Call 274 ($LADDER_COMMIT, a274.sh) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)" > $L
+S=""; [[ $card == *H200* ]] || S="--sms 96"
+{ for rep in 1 2 3; do
+    for tree in main cand; do
+      K=$PWD/kernels; [ $tree = main ] && K=$PWD/.device/kernels-main
+      export LADDER_KERNELS_DIR=$K LADDER_CACHE_DIR=/tmp/lc-$tree
+      for dt in bf16 f16 f32; do
+        timeout 90 $B bench rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --dtype $dt --shape 16384x4096 $S \
+          --json $OUT/ab-$tree-$dt-$rep.json 2>&1 | grep -E " ladder |rror" | sed "s/^/[$tree $rep] /"
+      done
+      timeout 90 $B bench add_rmsnorm_bwd layernorm_bwd --dtype bf16 --shape 65536x1024 $S \
+        --json $OUT/ab-$tree-1024-$rep.json 2>&1 | grep -E " ladder |rror" | sed "s/^/[$tree $rep] /"
+    done
+  done
+  unset LADDER_KERNELS_DIR
+} > $OUT/ab-274.txt 2>&1
+echo "A/B done at $SECONDS s" >> $L
+python3 - $OUT > $OUT/ab-274-summary.txt <<'PY'
+import glob, json, os, statistics, sys
+t = {}
+for f in glob.glob(os.path.join(sys.argv[1], "ab-*.json")):
+    tree = os.path.basename(f)[3:-5].split("-")[0]
+    for r in json.load(open(f))["results"]:
+        if r.get("impl") != "ladder" or "error" in r: continue
+        k = (r["op"], r["dtype"], f"{r['rows']}x{r['d']}")
+        t.setdefault(k, {}).setdefault(tree, []).append(r["cold_us"])
+print("cold us per round; cand/main: ratio of the means")
+for k in sorted(t):
+    m, n = t[k].get("main", []), t[k].get("cand", [])
+    if not m or not n: print(k, "missing"); continue
+    print(f"{' '.join(k):<34} main {'/'.join(f'{x:.2f}' for x in m)}  cand {'/'.join(f'{x:.2f}' for x in n)}  cand/main {statistics.mean(n) / statistics.mean(m):.3f}")
+PY
+cat $OUT/ab-274-summary.txt >> $L
+export LADDER_CACHE_DIR=/tmp/lc-cand
+timeout 200 $B verify rmsnorm_bwd layernorm_bwd add_rmsnorm_bwd --jobs 14 --json $OUT/verify-bwd-274.json > $OUT/verify-bwd-274.txt 2>&1
+echo "verify exit $? at $SECONDS s" >> $L
+grep -E "rungs:" $OUT/verify-bwd-274.txt | tail -1 >> $L
+grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-bwd-274.txt | head -10 >> $L
+cd $OUT && tar czf /tmp/c.tgz $(ls | grep -vE '^(log-274.txt|ab-274-summary.txt)$') && rm -f $(ls | grep -vE '^(log-274.txt|ab-274-summary.txt)$') \
+  && mv /tmp/c.tgz call-274.tgz
+cat $OUT/log-274.txt
+echo "total $SECONDS s"
