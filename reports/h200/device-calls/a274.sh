@@ -41,6 +41,9 @@ timeout 200 $B verify rmsnorm_bwd layernorm_bwd add_rmsnorm_bwd --jobs 14 --json
 echo "verify exit $? at $SECONDS s" >> $L
 grep -E "rungs:" $OUT/verify-bwd-274.txt | tail -1 >> $L
 grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-bwd-274.txt | head -10 >> $L
+# Tarred now, so that a bench cut short leaves few files (the device returns only a few).
+(cd $OUT && tar czf /tmp/c.tgz $(ls | grep -vE '^(log-274.txt|ab-274-summary.txt)$') && rm -f $(ls | grep -vE '^(log-274.txt|ab-274-summary.txt)$') \
+  && mv /tmp/c.tgz call-274.tgz)
 if [[ $card == *H200* ]]; then
   # The bench of record on an H200: the checkout's kernels where the next-row request was no
   # slower at any row it changes, else the checkout's with main's rmsnorm_bwd.cuh (its only other
@@ -57,7 +60,5 @@ PY
   timeout $(( 570 - SECONDS )) $B bench --json $OUT/bench.json > $OUT/bench-274.txt 2>&1; echo "bench exit $? at $SECONDS s" >> $L
   grep -E "copy ceiling" $OUT/bench-274.txt >> $L
 fi
-cd $OUT && tar czf /tmp/c.tgz $(ls | grep -vE '^(log-274.txt|ab-274-summary.txt|bench.json)$') && rm -f $(ls | grep -vE '^(log-274.txt|ab-274-summary.txt|bench.json)$') \
-  && mv /tmp/c.tgz call-274.tgz
 cat $OUT/log-274.txt
 echo "total $SECONDS s"
