@@ -137,10 +137,11 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
   RmsBwdTile<T, ITEMS, FUSED, SHIFTED> tile, next;
   if (kAhead) tile.load(p, 0, access, cols, true);
   for (long long base = loop.first; base < rows; base += loop.step) {
-    // One tile on the 16-byte grid without a row ahead in registers (the fused op; fp32 at
-    // ITEMS 4): the next row is asked of the L2 instead, before this row's loads, so that both
-    // are in flight together.
-    if constexpr (ONE && !kAhead && !SHIFTED) {
+    // 16-bit rows on the 16-byte grid, one tile, no row ahead in registers (the fused op): the
+    // next row is asked of the L2 before this row's loads, so that both are in flight
+    // together, where blocks of 256 threads or more leave an SM two rows or fewer
+    // (kernels/README.md: measured a gain at 256, a loss at 64 threads and in fp32).
+    if (sizeof(T) == 2 && ONE && !kAhead && !SHIFTED && blockDim.x * blockDim.y >= 256) {
       const long long ahead = base + loop.step + threadIdx.y;
       prefetch_row_tile<T, ITEMS>(x, x_stride, ahead, rows, d, phase);
       prefetch_row_tile<T, ITEMS>(dy, dy_stride, ahead, rows, d, phase);
