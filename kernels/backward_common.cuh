@@ -54,11 +54,10 @@ __device__ __forceinline__ RowAccess backward_access(const void* const* rows, in
   return aligned_access(rows, count);
 }
 
-// How many rows past the current one the one-tile register kernels that ask the L2 for a row
-// ask for (layernorm_bwd's 16-bit builds on the 16-byte grid; kernels/README.md says which and
-// why). The row after the current one is already on its way into registers; the L2 request
-// covers the row after that, so a block has a second row's bytes in flight without holding a
-// register.
+// How far ahead layernorm_bwd's 16-bit one-tile builds on the 16-byte grid ask the L2 for a row
+// (kernels/README.md says which builds ask and why): the row after next, since the next row is
+// already on its way into registers; so a block has a second row's bytes in flight without
+// holding a register for them.
 constexpr int kBackwardL2AheadRows = 2;
 
 // Asks the L2 for the chunks of one row (a tensor base and its stride) that this thread reads
@@ -73,7 +72,8 @@ __device__ __forceinline__ void prefetch_row_tile(const T* base, long long strid
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const int c0 = chunk_column<T, ITEMS>(0, i, phase);
-    if (c0 < d && c0 + Elem<T>::kVec > 0) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + max(c0, 0)));
+    if (c0 < d && c0 + Elem<T>::kVec > 0)
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(p + max(c0, 0)));
   }
 }
 
