@@ -70,10 +70,25 @@ struct RmsBwdTile {
   }
 };
 
+// The next row an EARLY body (below) loads at the top of a row, kept to the row's end; empty in
+// every other body, whose machine code then stays as it was measured.
+template <typename T, bool SHIFTED, bool EARLY>
+struct EarlyNextRow {};
+template <typename T, bool SHIFTED>
+struct EarlyNextRow<T, SHIFTED, true> {
+  RmsBwdRow<T, SHIFTED> p;
+  RowAccess access;
+  int cols = 0;
+};
+
 // The shared body. FUSED: s = x + r (add_rmsnorm_bwd); otherwise s = x. ONE: d fits one tile
 // (the row stays in registers); else rows stream. The two are compiled apart: each alone fits
 // the registers, but one loop serving both would keep dw live through the streaming path.
-template <typename T, int ITEMS, bool FUSED, bool ONE, bool SHIFTED>
+// EARLY (one tile with a row ahead in registers, on the 16-byte grid): the next row's loads go
+// out at the top of the row, before its first pass, and the L2 is asked for the row after
+// next; otherwise the next row's loads go out after the first pass (kernels/README.md says
+// where each is faster).
+template <typename T, int ITEMS, bool FUSED, bool ONE, bool SHIFTED, bool EARLY = false>
 __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_partial,
                                              const T* x, const T* r, const T* w, const T* dy, const T* dh,
                                              int rows, int d, int x_stride, int r_stride,
@@ -134,9 +149,18 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
   // row's loads are issued one row ahead, so they overlap the previous row's reduction and
   // stores. Rows never overlap in memory, so no store precedes a load of the same row.
   constexpr bool kAhead = ONE && kRowChunks <= 6;
+  static_assert(!EARLY || (kAhead && !SHIFTED), "EARLY: one tile, a row ahead, unshifted");
   RmsBwdTile<T, ITEMS, FUSED, SHIFTED> tile, next;
   if (kAhead) tile.load(p, 0, access, cols, true);
   for (long long base = loop.first; base < rows; base += loop.step) {
+    EarlyNextRow<T, SHIFTED, EARLY> early;
+    if constexpr (EARLY) {  // past the last row: zeros, no loads
+      early.cols = row_at(base + loop.step, early.p, early.access);
+      next.load(early.p, 0, early.access, early.cols, true);
+      const long long ahead = base + kBackwardL2AheadRows * loop.step + threadIdx.y;
+      prefetch_row_tile<T, ITEMS>(x, x_stride, ahead, rows, d, phase);
+      prefetch_row_tile<T, ITEMS>(dy, dy_stride, ahead, rows, d, phase);
+    }
     // 16-bit rows on the 16-byte grid, one tile, no row ahead in registers (the fused op): the
     // next row is asked of the L2 before this row's loads, so that both are in flight
     // together, where blocks of 256 threads or more leave an SM two rows or fewer
@@ -174,7 +198,11 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
     RmsBwdRow<T, SHIFTED> np;
     RowAccess naccess;
     int ncols = 0;
-    if (kAhead) {  // past the last row: zeros, no loads
+    if constexpr (EARLY) {
+      np = early.p;
+      naccess = early.access;
+      ncols = early.cols;
+    } else if (kAhead) {  // past the last row: zeros, no loads
       ncols = row_at(base + loop.step, np, naccess);
       next.load(np, 0, naccess, ncols, true);
     }
@@ -240,7 +268,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
 
 // Picks the one-tile or the streaming body, on the group's chunk grid (SHIFTED:
 // backward_common.cuh).
-template <typename T, int ITEMS, bool FUSED, bool SHIFTED>
+template <typename T, int ITEMS, bool FUSED, bool SHIFTED, bool EARLY = false>
 __device__ __forceinline__ void rms_bwd(T* dx, T* dr, float* dw_partial, const T* x, const T* r,
                                         const T* w, const T* dy, const T* dh, int rows, int d,
                                         int x_stride, int r_stride, int dy_stride, int dh_stride,
@@ -256,9 +284,10 @@ __device__ __forceinline__ void rms_bwd(T* dx, T* dr, float* dw_partial, const T
     phase = group_phase<T, ITEMS>(first, 6, d, one);
   }
   if (one) {
-    rms_bwd_rows<T, ITEMS, FUSED, true, SHIFTED>(phase, dx, dr, dw_partial, x, r, w, dy, dh,
-                                                 rows, d, x_stride, r_stride, dy_stride,
-                                                 dh_stride, dx_stride, dr_stride, eps, w_offset);
+    rms_bwd_rows<T, ITEMS, FUSED, true, SHIFTED, EARLY>(phase, dx, dr, dw_partial, x, r, w, dy,
+                                                        dh, rows, d, x_stride, r_stride,
+                                                        dy_stride, dh_stride, dx_stride,
+                                                        dr_stride, eps, w_offset);
   } else {
     rms_bwd_rows<T, ITEMS, FUSED, false, SHIFTED>(phase, dx, dr, dw_partial, x, r, w, dy, dh,
                                                   rows, d, x_stride, r_stride, dy_stride,
@@ -271,11 +300,13 @@ __device__ __forceinline__ void rms_bwd(T* dx, T* dr, float* dw_partial, const T
 // ITEMS: 16-byte chunks per thread (host-chosen; README). Grid: a fixed number of blocks, each
 // looping over rows; dw_partial is [gridDim.x, d] fp32 scratch, then column_sum<T> gives dw.
 // w: nullable (no weight; pass dw_partial = null too). w_offset: 0 plain, 1 Gemma.
-template <typename T, int ITEMS, bool SHIFTED = false>
+// EARLY: the next row's loads at the top of each row, and the L2 asked for the row after next
+// (rms_bwd_rows); only with SHIFTED false and ITEMS <= 3, for any launch.
+template <typename T, int ITEMS, bool SHIFTED = false, bool EARLY = false>
 __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     rmsnorm_bwd(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows, int d,
                 int x_stride, int dy_stride, int dx_stride, float eps, float w_offset) {
-  norm::rms_bwd<T, ITEMS, false, SHIFTED>(dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr,
+  norm::rms_bwd<T, ITEMS, false, SHIFTED, EARLY>(dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr,
                                           rows, d, x_stride, 0, dy_stride, 0, dx_stride, 0, eps,
                                           w_offset);
 }

@@ -12,6 +12,17 @@
 
 using namespace ladder_test;
 
+namespace {
+
+// The third template argument of a register backward kernel (SHIFTED): "<T, ITEMS, true...".
+bool shifted_entry(const std::string& entry) {
+  const auto first = entry.find(", ", entry.find('<'));
+  const auto second = first == std::string::npos ? first : entry.find(", ", first + 2);
+  return second != std::string::npos && entry.compare(second + 2, 4, "true") == 0;
+}
+
+}  // namespace
+
 TEST_CASE("backward plans: shifted kernels for rows off the 16-byte grid, SMs kept full",
           "[kernels]") {
   ladder::register_builtin_oracles();
@@ -24,7 +35,7 @@ TEST_CASE("backward plans: shifted kernels for rows off the 16-byte grid, SMs ke
       INFO(op << " " << rows << "x" << d << " " << L.entry << " block " << L.block[0] << "x"
               << L.block[1] << " grid " << L.grid[0]);
       const bool odd = d % 8 != 0;
-      CHECK((L.entry.find(", true>") != std::string::npos) == odd);
+      CHECK(shifted_entry(L.entry) == odd);
       // The resident grid fills at least 3/4 of the 512 threads an SM holds at 128 registers
       // (d = 5125 has no such shape within two chunks a thread: 352 x 2 is its best).
       const std::uint32_t threads = L.block[0] * L.block[1];
@@ -38,10 +49,44 @@ TEST_CASE("backward plans: shifted kernels for rows off the 16-byte grid, SMs ke
   // shift=0 pins the unshifted kernel, shift=1 the shifted one.
   const auto pinned0 = plan_checked({"rmsnorm_bwd", DType::BF16, {{"shift", "0"}}},
                                     {{"rows", 83}, {"d", 2049}});
-  CHECK(pinned0.front().entry.find(", true>") == std::string::npos);
+  CHECK(!shifted_entry(pinned0.front().entry));
   const auto pinned1 = plan_checked({"rmsnorm_bwd", DType::F32, {{"shift", "1"}}},
                                     {{"rows", 83}, {"d", 4096}});
-  CHECK(pinned1.front().entry.find(", true>") != std::string::npos);
+  CHECK(shifted_entry(pinned1.front().entry));
+}
+
+TEST_CASE("backward plans: rmsnorm_bwd's early loads where an SM holds two rows or fewer",
+          "[kernels]") {
+  ladder::register_builtin_oracles();
+  auto entry = [](DType dt, std::int64_t rows, std::int64_t d,
+                  std::map<std::string, std::string> variant = {}) {
+    return plan_checked({"rmsnorm_bwd", dt, variant}, {{"rows", rows}, {"d", d}}).front().entry;
+  };
+  // auto: 16-bit rows of one tile in blocks of 256 threads or more.
+  CHECK(entry(DType::BF16, 16384, 4096) == "ladder::rmsnorm_bwd<__nv_bfloat16, 2, false, true>");
+  CHECK(entry(DType::F16, 16384, 4096) == "ladder::rmsnorm_bwd<__half, 2, false, true>");
+  CHECK(entry(DType::BF16, 8192, 8192) == "ladder::rmsnorm_bwd<__nv_bfloat16, 2, false, true>");
+  // Not in narrower blocks (64 and 128 threads), fp32, or rows off the 16-byte grid.
+  CHECK(entry(DType::BF16, 65536, 1024) == "ladder::rmsnorm_bwd<__nv_bfloat16, 2>");
+  CHECK(entry(DType::BF16, 32768, 2048) == "ladder::rmsnorm_bwd<__nv_bfloat16, 2>");
+  CHECK(entry(DType::F32, 16384, 4096) == "ladder::rmsnorm_bwd<float, 4>");
+  CHECK(entry(DType::BF16, 8192, 2049, {{"schedule", "regs"}}) ==
+        "ladder::rmsnorm_bwd<__nv_bfloat16, 2, true>");
+  // early=0 and early=1 pin either build wherever it exists.
+  CHECK(entry(DType::BF16, 16384, 4096, {{"early", "0"}}) == "ladder::rmsnorm_bwd<__nv_bfloat16, 2>");
+  CHECK(entry(DType::BF16, 65536, 1024, {{"early", "1"}}) ==
+        "ladder::rmsnorm_bwd<__nv_bfloat16, 2, false, true>");
+  CHECK(entry(DType::F32, 16384, 4096, {{"early", "1"}, {"items", "3"}}) ==
+        "ladder::rmsnorm_bwd<float, 3, false, true>");
+  // A row wider than the tile streams in the same build.
+  CHECK(entry(DType::BF16, 512, 32768, {{"schedule", "regs"}, {"early", "1"}}) ==
+        "ladder::rmsnorm_bwd<__nv_bfloat16, 2, false, true>");
+  // It does not exist shifted, at ITEMS 4, or in the other schedules.
+  CHECK_THROWS_WITH(entry(DType::BF16, 4096, 4096, {{"early", "1"}, {"shift", "1"}}), has_substr("early=1 needs"));
+  CHECK_THROWS_WITH(entry(DType::F32, 4096, 4096, {{"early", "1"}, {"items", "4"}}), has_substr("early=1 needs"));
+  CHECK_THROWS_WITH(entry(DType::BF16, 2048, 16384, {{"early", "1"}, {"schedule", "bulk"}}),
+                    has_substr("early=1 needs"));
+  CHECK_THROWS_WITH(entry(DType::BF16, 4096, 4096, {{"early", "2"}}), has_substr("early"));
 }
 
 TEST_CASE("backward plans: shared memory for the weight-gradient sums the kernels keep there",

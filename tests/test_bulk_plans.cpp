@@ -238,7 +238,7 @@ TEST_CASE("schedule=bulk for rmsnorm_bwd and add_rmsnorm_bwd: every input row st
             .shared_bytes == 0);
   CHECK(first("add_rmsnorm_bwd", DType::BF16, 64, 32768, {{"dh", "1"}}).shared_bytes == 1u * 4 * 16384 * 2 + 16384 * 2);
   // One tile holds the row: the register kernel.
-  CHECK(first("rmsnorm_bwd", DType::BF16, 4096, 8192).entry == "ladder::rmsnorm_bwd<__nv_bfloat16, 2>");
+  CHECK(first("rmsnorm_bwd", DType::BF16, 4096, 8192).entry == "ladder::rmsnorm_bwd<__nv_bfloat16, 2, false, true>");
   CHECK(first("add_rmsnorm_bwd", DType::F32, 16384, 4096).entry == "ladder::add_rmsnorm_bwd<float, 4>");
   // Keys of the register kernel pin it under auto and are errors with schedule=bulk.
   CHECK(first("add_rmsnorm_bwd", DType::BF16, 2048, 16384, {{"broken_launch", "short_shared"}}).entry.find("_bulk") == std::string::npos);

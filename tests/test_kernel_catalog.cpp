@@ -245,6 +245,8 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::add_rmsnorm_fwd<__nv_bfloat16, 4, false>",
                            "ladder::layernorm_fwd<__half, 1>", "ladder::rmsnorm_bwd<float, 4>",
                            "ladder::add_rmsnorm_bwd<__nv_bfloat16, 2>",
+                           "ladder::rmsnorm_bwd<__nv_bfloat16, 2, false, true>",
+                           "ladder::rmsnorm_bwd<float, 3, false, true>",
                            "ladder::layernorm_bwd<__half, 2>", "ladder::column_sum<float>",
                            "ladder::layernorm_bwd<__half, 2, true>",
                            "ladder::layernorm_bwd<__half, 2, false, true>",

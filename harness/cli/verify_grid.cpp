@@ -177,6 +177,13 @@ std::vector<Variant> variants_of(const std::string& op) {
   if (op == "rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"weight", "none"}}, {{"strided", "odd"}}, {{"shift", "0"}},
             {{"shift", "1"}}, {{"pdl", "0"}}, {{"strided", "odd"}, {"partial_rows", "global"}},
+            // early=1: the next row's loads at the top of each row and the L2 asked for the row
+            // after next (auto's build for 16-bit rows in blocks of 256 threads or more), at
+            // every width: one tile, streamed (the widest), gathered (odd strides), no weight.
+            {{"schedule", "regs"}, {"early", "1"}, {"items", "2"}, {"shift", "0"}},
+            {{"schedule", "regs"}, {"early", "1"}, {"items", "1"}, {"shift", "0"}, {"weight", "gemma"}, {"strided", "1"}},
+            {{"schedule", "regs"}, {"early", "1"}, {"items", "2"}, {"shift", "0"}, {"strided", "odd"}},
+            {{"schedule", "regs"}, {"early", "1"}, {"items", "2"}, {"shift", "0"}, {"weight", "none"}, {"pdl", "0"}},
             {{"schedule", "flat"}}, {{"schedule", "flat"}, {"weight", "gemma"}, {"flat_blocks_per_sm", "1"}},
             {{"schedule", "flat"}, {"weight", "none"}}, {{"schedule", "flat"}, {"strided", "odd"}},
             {{"schedule", "flat"}, {"flat_bulk", "0"}}, {{"schedule", "flat"}, {"flat_bulk", "0"}, {"weight", "gemma"}},

@@ -72,6 +72,28 @@ struct BackwardPlan {
   bool shifted = false;
 };
 
+// early=auto|0|1 (rmsnorm_bwd's register kernel, EARLY in kernels/rmsnorm_bwd.cuh): the next
+// row's loads at the top of each row, with the L2 asked for the row after next, instead of after
+// the row's first pass. The build exists for the unshifted register kernel at ITEMS <= 3 (one
+// tile then holds the next row in registers; a row wider than a tile streams, as in the other
+// build). auto takes it for 16-bit rows of one tile in blocks of 256 threads or more, where an
+// SM holds two rows or fewer (call 273, reports/h100/ab-273-summary.txt, H100 at 96 SMs, cold:
+// bf16 16384x4096, 256 threads, 0.966 of the late loads' time; 65536x1024, 64 threads, 1.023).
+bool read_early_loads(VariantReader& v, const std::string& op, std::size_t elem,
+                      const BackwardPlan& plan, bool register_kernel) {
+  const std::string key = v.get("early", "auto", {"auto", "0", "1"});
+  const RowGeometry& g = plan.g;
+  const bool built = register_kernel && !plan.shifted && g.items <= 3;
+  if (key == "auto")
+    return built && !g.streams && elem == 2 &&
+           std::int64_t{g.threads_per_row} * g.rows_per_block >= 256;
+  if (key == "0") return false;
+  if (!built)
+    fail(op, "early=1 needs the register kernel (schedule=regs) at items <= 3, unshifted "
+             "(shift=0, or auto's shift on rows of the 16-byte grid)");
+  return true;
+}
+
 // A fixed grid, each block looping over rows; never more blocks than row groups, so every block
 // owns at least one row and writes its whole partial row. shift: "auto" (shifted exactly when
 // a stride is off the 16-byte grid), "0" (the unshifted kernel: misaligned rows are gathered),
@@ -294,6 +316,8 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
       read_flat(v, op, backward_schedules(op), elem, s, strides, true, device, plan.g);
   const bool bulk_kernel = bulk.bulk && !phase.phase;
   const bool grid_reduce = read_grid_reduce(v, op, bulk_kernel, has_w);
+  const bool early =
+      read_early_loads(v, op, elem, plan, !phase.phase && !flat.flat && !bulk.bulk);
   v.finish();
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
@@ -307,6 +331,8 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   L.entry = phase.phase ? phase_entry("rmsnorm_bwd_phase", ref.dtype, phase)
             : flat.flat ? flat_entry("rmsnorm_bwd_flat", ref.dtype, flat, true)
             : bulk.bulk ? bulk_entry("rmsnorm_bwd_bulk", ref.dtype, bulk)
+            : early     ? "ladder::rmsnorm_bwd<" + dtype_template_name(ref.dtype) + ", " +
+                              std::to_string(g.items) + ", false, true>"
                         : entry("rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   if (has_w) L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
