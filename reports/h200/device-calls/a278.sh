@@ -4,7 +4,8 @@
 # --sms 96 on an H100; each tree is the checkout's kernels with one patch (.device/patches):
 # addpf2 (add_rmsnorm_bwd asks for the row after next too), rmspf3 (rmsnorm_bwd's EARLY build asks
 # for the third row ahead too), lnpf3 (layernorm_bwd likewise). add_rmsnorm_bwd 16384x4096 (256
-# threads, which no patch changes) is the control. On an H200, then a277.sh's bench of record.
+# threads, which no patch changes) is the control. On an H200, then the bench of record and the
+# decode row's peers.
 # Carried: .device/ladder.xz (the checkout's build), .device/ladder-main.xz, .device/patches.
 set -u
 export LADDER_COMMIT=${LADDER_COMMIT:?}
@@ -36,8 +37,15 @@ python3 reports/h200/device-calls/ab_summary.py $OUT cand addpf2 rmspf3 lnpf3 > 
 cat $OUT/ab-278-summary.txt >> $L
 (cd $OUT && tar czf /tmp/c.tgz ab-*.json ab-278.txt && rm -f ab-*.json ab-278.txt && mv /tmp/c.tgz call-278-ab.tgz)
 if [[ $card == *H200* ]]; then
-  mkdir -p /tmp/o277 && OUT=/tmp/o277 LADDER_COMMIT=$LADDER_COMMIT bash reports/h200/device-calls/a277.sh > /tmp/o277.out 2>&1
-  (cd /tmp/o277 && tar czf $OUT/call-278-a277.tgz .) ; cp /tmp/o277/bench.json $OUT/ 2>/dev/null; tail -30 /tmp/o277.out >> $L
+  # The bench of record on the checkout's build (the EARLY build measured faster in calls
+  # 276-277), then the decode row's peers.
+  left() { local l=$(( $1 - SECONDS )); [ $l -lt 5 ] && l=5; echo $l; }
+  LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-cand timeout $(left 480) $B bench --json $OUT/bench.json > $OUT/bench-278.txt 2>&1
+  echo "bench exit $? at $SECONDS s" >> $L
+  grep -E "copy ceiling" $OUT/bench-278.txt >> $L
+  timeout $(left 570) python3 scripts/bench_peers.py --only add_rmsnorm --shape 1x4096 --cache cold \
+    --json $OUT/peers-decode-278.json > $OUT/peers-decode-278.txt 2>&1; echo "peers exit $? at $SECONDS s" >> $L
+  (cd $OUT && tar czf /tmp/r.tgz bench-278.txt peers-decode-278.* && rm -f bench-278.txt peers-decode-278.* && mv /tmp/r.tgz call-278-record.tgz)
 fi
 cat $L
 echo "total $SECONDS s"
