@@ -77,8 +77,10 @@ struct BackwardPlan {
 // the row's first pass. The build exists for the unshifted register kernel at ITEMS <= 3 (one
 // tile then holds the next row in registers; a row wider than a tile streams, as in the other
 // build). auto takes it for 16-bit rows of one tile in blocks of 256 threads or more, where an
-// SM holds two rows or fewer (call 273, reports/h100/ab-273-summary.txt, H100 at 96 SMs, cold:
-// bf16 16384x4096, 256 threads, 0.966 of the late loads' time; 65536x1024, 64 threads, 1.023).
+// SM holds two rows or fewer. Measured on an H100 at 96 SMs, cold, early=1 against early=0
+// (calls 276-277, reports/h100/ab-276-summary.txt and ab-277-summary.txt): bf16 16384x4096 (256
+// threads) 0.963-0.971 of the late loads' time, 8192x8192 and 4096x8192 (512) 0.911-0.917, f16
+// 0.934-0.986; 32768x2048 (128) 0.993-0.996, within a percent, and 65536x1024 (64) 1.018-1.019.
 bool read_early_loads(VariantReader& v, const std::string& op, std::size_t elem,
                       const BackwardPlan& plan, bool register_kernel) {
   const std::string key = v.get("early", "auto", {"auto", "0", "1"});
