@@ -8,16 +8,8 @@
 # early=0 and early=1, caches flushed.
 # Carried: .device/ladder.xz (the checkout's build). Files go to $OUT.
 set -u
-export LADDER_COMMIT=${LADDER_COMMIT:?}
-card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" .device/ladder.xz .device/ladder
-chmod +x .device/ladder
-B=$PWD/.device/ladder
+source reports/h200/device-calls/call_env.sh 279
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-cand
-left() { local l=$(( $1 - SECONDS )); [ $l -lt 5 ] && l=5; echo $l; }
-mkdir -p $OUT
-L=$OUT/log-279.txt
-echo "# Call 279 ($LADDER_COMMIT, a279.sh) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)" > $L
 if [[ $card == *H200* ]]; then
   timeout $(left 260) $B bench --json $OUT/bench.json > $OUT/bench-279.txt 2>&1; echo "bench exit $? at $SECONDS s" >> $L
   grep -E "copy ceiling" $OUT/bench-279.txt >> $L
