@@ -5,7 +5,8 @@
 # on the whole GPU: 1. the A/B of calls 276-277 without --sms (bf16 16384x4096, 8192x8192,
 # 4096x8192; early=0 against early=1, cold, two rounds); 2. Nsight Compute (speed of light,
 # occupancy, warp states, memory) of rmsnorm_bwd's row kernel at bf16 8192x8192 and 16384x4096,
-# early=0 and early=1, caches flushed.
+# early=0 and early=1, caches flushed; 3. the three backward ops at bf16 16384x4096 with items=1
+# (512 threads) against auto, --sms 96.
 # Carried: .device/ladder.xz (the checkout's build). Files go to $OUT.
 set -u
 source reports/h200/device-calls/call_env.sh 279
@@ -44,6 +45,20 @@ else
   done
   grep -E "^##|Duration|DRAM Throughput|Memory Throughput|Issue Slots Busy|Issued Warp|Warp Cycles Per Issued|Achieved Occupancy|Registers Per|Stall Long" $N >> $L
   (cd $OUT && tar czf /tmp/a.tgz ab-*.json ab-279.txt && rm -f ab-*.json ab-279.txt && mv /tmp/a.tgz call-279-ab.tgz)
+  # 3. The three backward ops at bf16 16384x4096 in 512-thread blocks of one chunk a thread
+  #   (items=1: the fused op's one build with a row ahead in registers) against auto (256
+  #   threads, two chunks), --sms 96, cold, two rounds.
+  { for rep in 1 2; do
+      for tree in auto items1; do
+        v=""; [ $tree = items1 ] && v="--variant items=1"
+        timeout 60 $B bench rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --dtype bf16 --shape 16384x4096 --sms 96 $v \
+          --json $OUT/ab-$tree-$rep.json 2>&1 | grep -E " ladder |rror" | sed "s/^/[$tree $rep] /"
+      done
+    done
+  } > $OUT/items-279.txt 2>&1
+  python3 reports/h200/device-calls/ab_summary.py $OUT auto items1 > $OUT/items-279-summary.txt
+  cat $OUT/items-279-summary.txt >> $L
+  (cd $OUT && tar czf /tmp/i.tgz ab-*.json items-279.txt && rm -f ab-*.json items-279.txt && mv /tmp/i.tgz call-279-items.tgz)
 fi
 cat $L
 echo "total $SECONDS s"
