@@ -66,6 +66,22 @@ TEST_CASE("backward plans: rmsnorm_bwd's early loads where an SM holds two rows 
   CHECK(entry(DType::BF16, 16384, 4096) == "ladder::rmsnorm_bwd<__nv_bfloat16, 2, false, true>");
   CHECK(entry(DType::F16, 16384, 4096) == "ladder::rmsnorm_bwd<__half, 2, false, true>");
   CHECK(entry(DType::BF16, 8192, 8192) == "ladder::rmsnorm_bwd<__nv_bfloat16, 2, false, true>");
+  // Only where the DRAM gives an SM 15 bytes a cycle or more: the H200 (18.4) and an H100 at 96
+  // of its SMs (17.6), not the whole H100 (12.8) or an A100 (10.2).
+  auto on = [&](const DeviceLimits& device) {
+    return plan_checked({"rmsnorm_bwd", DType::BF16, {}}, {{"rows", 16384}, {"d", 4096}}, device)
+               .front()
+               .entry.find(", false, true>") != std::string::npos;
+  };
+  DeviceLimits stand_in = DeviceLimits::h100();
+  stand_in.sm_count = 96;
+  stand_in.dram_bytes_per_sm_cycle = DeviceLimits::bytes_per_sm_cycle(2619000, 5120, 96, 1980000);
+  CHECK(on(DeviceLimits::h200()));
+  CHECK(on(stand_in));
+  CHECK_FALSE(on(DeviceLimits::h100()));
+  CHECK_FALSE(on(DeviceLimits::a100()));
+  CHECK(plan_checked({"rmsnorm_bwd", DType::BF16, {{"early", "1"}}}, {{"rows", 16384}, {"d", 4096}},
+                     DeviceLimits::h100()).front().entry == "ladder::rmsnorm_bwd<__nv_bfloat16, 2, false, true>");
   // Not in narrower blocks (64 and 128 threads), fp32, or rows off the 16-byte grid.
   CHECK(entry(DType::BF16, 65536, 1024) == "ladder::rmsnorm_bwd<__nv_bfloat16, 2>");
   CHECK(entry(DType::BF16, 32768, 2048) == "ladder::rmsnorm_bwd<__nv_bfloat16, 2>");

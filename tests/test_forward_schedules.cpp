@@ -1,5 +1,6 @@
 // Forward schedules beyond the register kernels: staged, several rows a thread, wide; their
 // launch guards' broken launches; plans sized for another device. No GPU needed.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -295,6 +296,18 @@ TEST_CASE("staged plans fit the device planned for: an A100's opt-in shared memo
   CHECK(read.shared_per_block_optin == 163 * 1024);
   CHECK(read.shared_per_sm == DeviceLimits::h200().shared_per_sm);
   CHECK(read.max_threads_per_sm == 2048);
+  CHECK(read.dram_bytes_per_sm_cycle == DeviceLimits::h200().dram_bytes_per_sm_cycle);
+  // DRAM bytes a cycle of an SM from the clocks and the bus (an H100 SXM's attributes), over the
+  // context's SMs: the whole device's 132, or a green context's 96.
+  info.sm_count = 132;
+  info.clock_khz = 1980000;
+  info.memory_clock_khz = 2619000;
+  info.memory_bus_bits = 5120;
+  CHECK(std::abs(DeviceLimits::from(info).dram_bytes_per_sm_cycle - 12.83) < 0.01);
+  info.sm_count = 96;
+  CHECK(std::abs(DeviceLimits::from(info).dram_bytes_per_sm_cycle - 17.64) < 0.01);
+  info.memory_bus_bits = 0;  // not reported: the H200's
+  CHECK(DeviceLimits::from(info).dram_bytes_per_sm_cycle == DeviceLimits::h200().dram_bytes_per_sm_cycle);
 }
 
 

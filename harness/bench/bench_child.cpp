@@ -208,6 +208,7 @@ int bench_child_main(const BenchChildOptions& opts) {
     isolate::ImageSet images(nvrtc, cache, arch, nullptr);
     json toolchain_message = {{"type", "toolchain"}, {"gpu", dev.name}, {"arch", arch}, {"sm_count", dev.sm_count},
                               {"driver_version", dev.driver_version}, {"l2_bytes", dev.l2_bytes},
+                              {"dram_bytes_per_sm_cycle", limits.dram_bytes_per_sm_cycle},
                               {"nvrtc_version", fmt::format("{}.{}", nvrtc.version().major, nvrtc.version().minor)}};
     // A share of the SMs is counted, not trusted (sm_census.h): eight blocks an SM of the device.
     const bool share = dev.sm_count != dev.device_sm_count;

@@ -23,6 +23,10 @@ DeviceLimits DeviceLimits::from(const toolchain::DeviceInfo& device) {
   out.shared_per_sm = or_fallback(std::int64_t{device.shared_per_sm}, fallback.shared_per_sm);
   out.compute_capability = device.cc_major > 0 ? device.cc_major * 10 + device.cc_minor
                                                 : fallback.compute_capability;
+  const bool clocks = device.clock_khz > 0 && device.memory_clock_khz > 0 && device.memory_bus_bits > 0;
+  out.dram_bytes_per_sm_cycle =
+      clocks ? bytes_per_sm_cycle(device.memory_clock_khz, device.memory_bus_bits, out.sm_count, device.clock_khz)
+             : fallback.dram_bytes_per_sm_cycle;
   return out;
 }
 

@@ -76,19 +76,27 @@ struct BackwardPlan {
 // row's loads at the top of each row, with the L2 asked for the row after next, instead of after
 // the row's first pass. The build exists for the unshifted register kernel at ITEMS <= 3 (one
 // tile then holds the next row in registers; a row wider than a tile streams, as in the other
-// build). auto takes it for 16-bit rows of one tile in blocks of 256 threads or more, where an
-// SM holds two rows or fewer. Measured on an H100 at 96 SMs, cold, early=1 against early=0
-// (calls 276-277, reports/h100/ab-276-summary.txt and ab-277-summary.txt): bf16 16384x4096 (256
-// threads) 0.963-0.971 of the late loads' time, 8192x8192 and 4096x8192 (512) 0.911-0.917, f16
-// 0.934-0.986; 32768x2048 (128) 0.993-0.996, within a percent, and 65536x1024 (64) 1.018-1.019.
+// build). auto takes it for 16-bit rows of one tile in blocks of 256 threads or more (two rows
+// or fewer an SM) on a device whose DRAM gives each SM at least kEarlyLoadsBytesPerSmCycle
+// bytes a cycle: the bytes an SM must keep in flight grow with that rate, and the early loads
+// cost instructions and a register. Measured, early=1 against early=0, cold:
+// - an H100 at 96 SMs (17.6 bytes a cycle an SM, the H200's 18.4 within 5%; calls 276-277,
+//   reports/h100/ab-276-summary.txt and ab-277-summary.txt): bf16 16384x4096 (256 threads)
+//   0.963-0.971 of the late loads' time, 8192x8192 and 4096x8192 (512) 0.911-0.917, f16
+//   0.934-0.986; 32768x2048 (128) 0.993-0.996, within a percent, and 65536x1024 (64) 1.018-1.019;
+// - the whole H100 (12.8; call 279, ab-279-summary.txt): bf16 16384x4096 1.044, 8192x8192 1.028,
+//   4096x8192 1.016.
+constexpr double kEarlyLoadsBytesPerSmCycle = 15.0;
+
 bool read_early_loads(VariantReader& v, const std::string& op, std::size_t elem,
-                      const BackwardPlan& plan, bool register_kernel) {
+                      const BackwardPlan& plan, bool register_kernel, const DeviceLimits& device) {
   const std::string key = v.get("early", "auto", {"auto", "0", "1"});
   const RowGeometry& g = plan.g;
   const bool built = register_kernel && !plan.shifted && g.items <= 3;
   if (key == "auto")
     return built && !g.streams && elem == 2 &&
-           std::int64_t{g.threads_per_row} * g.rows_per_block >= 256;
+           std::int64_t{g.threads_per_row} * g.rows_per_block >= 256 &&
+           device.dram_bytes_per_sm_cycle >= kEarlyLoadsBytesPerSmCycle;
   if (key == "0") return false;
   if (!built)
     fail(op, "early=1 needs the register kernel (schedule=regs) at items <= 3, unshifted "
@@ -319,7 +327,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   const bool bulk_kernel = bulk.bulk && !phase.phase;
   const bool grid_reduce = read_grid_reduce(v, op, bulk_kernel, has_w);
   const bool early =
-      read_early_loads(v, op, elem, plan, !phase.phase && !flat.flat && !bulk.bulk);
+      read_early_loads(v, op, elem, plan, !phase.phase && !flat.flat && !bulk.bulk, device);
   v.finish();
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);

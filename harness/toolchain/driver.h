@@ -102,6 +102,9 @@ struct DeviceInfo {
   // device_sm_count: the device's. They differ only in a context given a share of the SMs.
   int ordinal = 0, cc_major = 0, cc_minor = 0, sm_count = 0, device_sm_count = 0, driver_version = 0;
   int max_threads_per_block = 0, l2_bytes = 0;
+  // The SMs' and the DRAM's peak clocks (kHz) and the DRAM's bus (bits): its peak bytes a cycle
+  // of an SM (kernels::DeviceLimits::from).
+  int clock_khz = 0, memory_clock_khz = 0, memory_bus_bits = 0;
   // What the kernel planner sizes staged shared memory and resident grids from
   // (kernels::DeviceLimits::from): the most one block may opt into, the SM's whole pool
   // (which also holds each block's 1 KiB runtime reservation), and resident threads.
