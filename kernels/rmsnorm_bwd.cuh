@@ -84,10 +84,11 @@ struct EarlyNextRow<T, SHIFTED, true> {
 // The shared body. FUSED: s = x + r (add_rmsnorm_bwd); otherwise s = x. ONE: d fits one tile
 // (the row stays in registers); else rows stream. The two are compiled apart: each alone fits
 // the registers, but one loop serving both would keep dw live through the streaming path.
-// EARLY (one tile with a row ahead in registers, on the 16-byte grid): the next row's loads go
-// out at the top of the row, before its first pass, and the L2 is asked for the row after
-// next; otherwise the next row's loads go out after the first pass (kernels/README.md says
-// where each is faster).
+// EARLY (one tile, unshifted): more of the rows ahead on their way. With a row ahead in
+// registers (rmsnorm_bwd, ITEMS <= 3) the next row's loads go out at the top of the row, before
+// its first pass, and the L2 is asked for the row after next; without (add_rmsnorm_bwd's four
+// row tensors, ITEMS >= 2) the L2 is asked for the next row before this row's loads. Otherwise
+// neither (kernels/README.md says where each is faster: the planner's early).
 template <typename T, int ITEMS, bool FUSED, bool ONE, bool SHIFTED, bool EARLY = false>
 __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_partial,
                                              const T* x, const T* r, const T* w, const T* dy, const T* dh,
@@ -149,23 +150,22 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
   // row's loads are issued one row ahead, so they overlap the previous row's reduction and
   // stores. Rows never overlap in memory, so no store precedes a load of the same row.
   constexpr bool kAhead = ONE && kRowChunks <= 6;
-  static_assert(!EARLY || (kAhead && !SHIFTED), "EARLY: one tile, a row ahead, unshifted");
+  static_assert(!EARLY || (ONE && !SHIFTED && (kAhead != FUSED)),
+                "EARLY: one tile, unshifted; rmsnorm_bwd with a row ahead, add_rmsnorm_bwd without");
   RmsBwdTile<T, ITEMS, FUSED, SHIFTED> tile, next;
   if (kAhead) tile.load(p, 0, access, cols, true);
   for (long long base = loop.first; base < rows; base += loop.step) {
-    EarlyNextRow<T, SHIFTED, EARLY> early;
-    if constexpr (EARLY) {  // past the last row: zeros, no loads
+    EarlyNextRow<T, SHIFTED, EARLY && kAhead> early;
+    if constexpr (EARLY && kAhead) {  // past the last row: zeros, no loads
       early.cols = row_at(base + loop.step, early.p, early.access);
       next.load(early.p, 0, early.access, early.cols, true);
       const long long ahead = base + kBackwardL2AheadRows * loop.step + threadIdx.y;
       prefetch_row_tile<T, ITEMS>(x, x_stride, ahead, rows, d, phase);
       prefetch_row_tile<T, ITEMS>(dy, dy_stride, ahead, rows, d, phase);
     }
-    // 16-bit rows on the 16-byte grid, one tile, no row ahead in registers (the fused op): the
-    // next row is asked of the L2 before this row's loads, so that both are in flight
-    // together, where blocks of 256 threads or more leave an SM two rows or fewer
-    // (kernels/README.md: measured a gain at 256, a loss at 64 threads and in fp32).
-    if (sizeof(T) == 2 && ONE && !kAhead && !SHIFTED && blockDim.x * blockDim.y >= 256) {
+    // EARLY without a row ahead in registers (the fused op): the next row is asked of the L2
+    // before this row's loads, so that both are in flight together.
+    if constexpr (EARLY && !kAhead) {
       const long long ahead = base + loop.step + threadIdx.y;
       prefetch_row_tile<T, ITEMS>(x, x_stride, ahead, rows, d, phase);
       prefetch_row_tile<T, ITEMS>(dy, dy_stride, ahead, rows, d, phase);
@@ -198,7 +198,7 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
     RmsBwdRow<T, SHIFTED> np;
     RowAccess naccess;
     int ncols = 0;
-    if constexpr (EARLY) {
+    if constexpr (EARLY && kAhead) {
       np = early.p;
       naccess = early.access;
       ncols = early.cols;
@@ -314,15 +314,17 @@ __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
 // Backward of h = x + r, y = rmsnorm(h) * weight (convention A: the fp32 sum is normalized).
 // dx receives the gradient of x; dr (nullable) the same values for r. dh (nullable) is the
 // incoming gradient of h when h is used downstream; it is added to both.
-template <typename T, int ITEMS, bool SHIFTED = false>
+// EARLY: the L2 asked for the next row before each row's loads (rms_bwd_rows); only with
+// SHIFTED false and ITEMS >= 2, for any launch.
+template <typename T, int ITEMS, bool SHIFTED = false, bool EARLY = false>
 __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     add_rmsnorm_bwd(T* dx, T* dr, float* dw_partial, const T* x, const T* r, const T* w,
                     const T* dy, const T* dh, int rows, int d, int x_stride, int r_stride,
                     int dy_stride, int dh_stride, int dx_stride, int dr_stride, float eps,
                     float w_offset) {
-  norm::rms_bwd<T, ITEMS, true, SHIFTED>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d, x_stride,
-                                         r_stride, dy_stride, dh_stride, dx_stride, dr_stride, eps,
-                                         w_offset);
+  norm::rms_bwd<T, ITEMS, true, SHIFTED, EARLY>(dx, dr, dw_partial, x, r, w, dy, dh, rows, d,
+                                                x_stride, r_stride, dy_stride, dh_stride,
+                                                dx_stride, dr_stride, eps, w_offset);
 }
 
 }  // namespace ladder

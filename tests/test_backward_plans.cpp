@@ -103,6 +103,22 @@ TEST_CASE("backward plans: rmsnorm_bwd's early loads where an SM holds two rows 
   CHECK_THROWS_WITH(entry(DType::BF16, 2048, 16384, {{"early", "1"}, {"schedule", "bulk"}}),
                     has_substr("early=1 needs"));
   CHECK_THROWS_WITH(entry(DType::BF16, 4096, 4096, {{"early", "2"}}), has_substr("early"));
+  // add_rmsnorm_bwd's EARLY (the L2 asked for the next row; no row ahead in registers at
+  // ITEMS >= 2): the same rule.
+  auto fused = [](DType dt, std::int64_t rows, std::int64_t d, std::map<std::string, std::string> variant = {},
+                  const DeviceLimits& device = DeviceLimits::h200()) {
+    return plan_checked({"add_rmsnorm_bwd", dt, variant}, {{"rows", rows}, {"d", d}}, device).front().entry;
+  };
+  CHECK(fused(DType::BF16, 16384, 4096) == "ladder::add_rmsnorm_bwd<__nv_bfloat16, 2, false, true>");
+  CHECK(fused(DType::F16, 8192, 8192) == "ladder::add_rmsnorm_bwd<__half, 2, false, true>");
+  CHECK(fused(DType::BF16, 16384, 4096, {}, stand_in) == "ladder::add_rmsnorm_bwd<__nv_bfloat16, 2, false, true>");
+  CHECK(fused(DType::BF16, 16384, 4096, {}, DeviceLimits::h100()) == "ladder::add_rmsnorm_bwd<__nv_bfloat16, 2>");
+  CHECK(fused(DType::BF16, 65536, 1024) == "ladder::add_rmsnorm_bwd<__nv_bfloat16, 2>");
+  CHECK(fused(DType::F32, 16384, 4096) == "ladder::add_rmsnorm_bwd<float, 4>");
+  CHECK(fused(DType::F32, 16384, 4096, {{"early", "1"}}) == "ladder::add_rmsnorm_bwd<float, 4, false, true>");
+  CHECK(fused(DType::BF16, 16384, 4096, {{"early", "0"}}) == "ladder::add_rmsnorm_bwd<__nv_bfloat16, 2>");
+  CHECK_THROWS_WITH(fused(DType::BF16, 4096, 4096, {{"early", "1"}, {"items", "1"}}), has_substr("items >= 2"));
+  CHECK_THROWS_WITH(fused(DType::BF16, 4096, 4096, {{"early", "1"}, {"shift", "1"}}), has_substr("early=1 needs"));
 }
 
 TEST_CASE("backward plans: shared memory for the weight-gradient sums the kernels keep there",

@@ -247,6 +247,8 @@ TEST_CASE("all_specializations covers every op, dtype and ITEMS", "[kernels]") {
                            "ladder::add_rmsnorm_bwd<__nv_bfloat16, 2>",
                            "ladder::rmsnorm_bwd<__nv_bfloat16, 2, false, true>",
                            "ladder::rmsnorm_bwd<float, 3, false, true>",
+                           "ladder::add_rmsnorm_bwd<__half, 2, false, true>",
+                           "ladder::add_rmsnorm_bwd<float, 4, false, true>",
                            "ladder::layernorm_bwd<__half, 2>", "ladder::column_sum<float>",
                            "ladder::layernorm_bwd<__half, 2, true>",
                            "ladder::layernorm_bwd<__half, 2, false, true>",

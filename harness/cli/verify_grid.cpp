@@ -221,6 +221,12 @@ std::vector<Variant> variants_of(const std::string& op) {
   if (op == "add_rmsnorm_bwd")
     return {{{"weight", "gemma"}}, {{"dh", "0"}}, {{"strided", "odd"}}, {{"shift", "0"}},
             {{"shift", "1"}}, {{"strided", "odd"}, {"partial_rows", "global"}, {"dh", "1"}},
+            // early=1: the L2 asked for the next row before each row's loads (auto's build for
+            // 16-bit rows in blocks of 256 threads or more where the DRAM gives an SM 15 bytes a
+            // cycle), with and without dh and dr, odd strides gathered.
+            {{"schedule", "regs"}, {"early", "1"}, {"items", "2"}, {"shift", "0"}, {"dh", "1"}},
+            {{"schedule", "regs"}, {"early", "1"}, {"items", "2"}, {"shift", "0"}, {"write_dr", "0"}, {"weight", "gemma"}},
+            {{"schedule", "regs"}, {"early", "1"}, {"items", "2"}, {"shift", "0"}, {"strided", "odd"}},
             // phase: as rmsnorm_bwd's, with and without dh and dr.
             {{"schedule", "phase"}}, {{"schedule", "phase"}, {"dh", "1"}, {"weight", "gemma"}},
             {{"schedule", "phase"}, {"write_dr", "0"}, {"strided", "odd"}},

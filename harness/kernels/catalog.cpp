@@ -244,14 +244,16 @@ std::vector<KernelRef> all_specializations() {
         }
         // The forward's schedule=phase: also one instantiation per rows prefetched.
         const bool phase = combo.count("schedule") && combo.at("schedule") == "phase";
-        // rmsnorm_bwd's unshifted register kernel: also its EARLY build, at ITEMS <= 3.
-        const bool early = e.name == "rmsnorm_bwd" && combo.count("schedule") &&
+        // The unshifted register kernels of rmsnorm_bwd and add_rmsnorm_bwd: also their EARLY
+        // builds (rmsnorm_bwd at ITEMS <= 3, add_rmsnorm_bwd at ITEMS >= 2).
+        const bool fused = e.name == "add_rmsnorm_bwd";
+        const bool early = (e.name == "rmsnorm_bwd" || fused) && combo.count("schedule") &&
                            combo.at("schedule") == "regs" && combo.count("shift") &&
                            combo.at("shift") == "0";
         for (int items : allowed_items(size_of(dt), e.limits))
           for (auto v : with_off_grid(e.name, combo)) {
             v["items"] = std::to_string(items);
-            if (early && items <= 3) {
+            if (early && (fused ? items >= 2 : items <= 3)) {
               auto with_early = v;
               with_early["early"] = "1";
               out.push_back({e.name, dt, with_early});

@@ -72,36 +72,48 @@ struct BackwardPlan {
   bool shifted = false;
 };
 
-// early=auto|0|1 (rmsnorm_bwd's register kernel, EARLY in kernels/rmsnorm_bwd.cuh): the next
+// early=auto|0|1 (EARLY in kernels/rmsnorm_bwd.cuh): more of the rows ahead on their way in the
+// register kernel's one-tile rows. rmsnorm_bwd (a row ahead in registers at ITEMS <= 3): the next
 // row's loads at the top of each row, with the L2 asked for the row after next, instead of after
-// the row's first pass. The build exists for the unshifted register kernel at ITEMS <= 3 (one
-// tile then holds the next row in registers; a row wider than a tile streams, as in the other
-// build). auto takes it for 16-bit rows of one tile in blocks of 256 threads or more (two rows
-// or fewer an SM) on a device whose DRAM gives each SM at least kEarlyLoadsBytesPerSmCycle
-// bytes a cycle: the bytes an SM must keep in flight grow with that rate, and the early loads
-// cost instructions and a register. Measured, early=1 against early=0, cold:
-// - an H100 at 96 SMs (17.6 bytes a cycle an SM, the H200's 18.4 within 5%; calls 276-277,
-//   reports/h100/ab-276-summary.txt and ab-277-summary.txt): bf16 16384x4096 (256 threads)
-//   0.963-0.971 of the late loads' time, 8192x8192 and 4096x8192 (512) 0.911-0.917, f16
-//   0.934-0.986; 32768x2048 (128) 0.993-0.996, within a percent, and 65536x1024 (64) 1.018-1.019;
-// - the whole H100 (12.8; call 279, ab-279-summary.txt): bf16 16384x4096 1.044, 8192x8192 1.028,
-//   4096x8192 1.016.
+// the row's first pass. add_rmsnorm_bwd (no row ahead: four row tensors, ITEMS >= 2): the L2
+// asked for the next row before each row's loads. Each build also serves rows wider than a tile
+// (streamed, as in the other build). auto takes it for 16-bit rows of one tile in blocks of 256
+// threads or more (two rows or fewer an SM) on a device whose DRAM gives each SM at least
+// kEarlyLoadsBytesPerSmCycle bytes a cycle: the bytes an SM must keep in flight grow with that
+// rate, and what is issued early costs instructions and registers. Measured, cold:
+// - an H100 at 96 SMs (17.6 bytes a cycle an SM, the H200's 18.4 within 5%):
+//   rmsnorm_bwd early=1 against early=0 (calls 276-277, reports/h100/ab-276-summary.txt and
+//   ab-277-summary.txt): bf16 16384x4096 (256 threads) 0.963-0.971, 8192x8192 and 4096x8192
+//   (512) 0.911-0.917, f16 0.934-0.986; 32768x2048 (128) 0.993-0.996, 65536x1024 (64)
+//   1.018-1.019. add_rmsnorm_bwd's request against none (calls 274-275, ab-274-summary.txt and
+//   ab-275-summary.txt): bf16 16384x4096 0.948-0.951, f16 0.950-0.952; 65536x1024 (64 threads)
+//   1.040; fp32 1.260;
+// - the whole H100 (12.8; calls 279-280, ab-279-summary.txt and ab-280-summary.txt): rmsnorm_bwd
+//   bf16 16384x4096 1.044, 8192x8192 1.028, 4096x8192 1.016; add_rmsnorm_bwd bf16 16384x4096
+//   1.090.
 constexpr double kEarlyLoadsBytesPerSmCycle = 15.0;
 
-bool read_early_loads(VariantReader& v, const std::string& op, std::size_t elem,
+bool read_early_loads(VariantReader& v, const std::string& op, std::size_t elem, bool fused,
                       const BackwardPlan& plan, bool register_kernel, const DeviceLimits& device) {
   const std::string key = v.get("early", "auto", {"auto", "0", "1"});
   const RowGeometry& g = plan.g;
-  const bool built = register_kernel && !plan.shifted && g.items <= 3;
+  const bool built = register_kernel && !plan.shifted && (fused ? g.items >= 2 : g.items <= 3);
   if (key == "auto")
     return built && !g.streams && elem == 2 &&
            std::int64_t{g.threads_per_row} * g.rows_per_block >= 256 &&
            device.dram_bytes_per_sm_cycle >= kEarlyLoadsBytesPerSmCycle;
   if (key == "0") return false;
   if (!built)
-    fail(op, "early=1 needs the register kernel (schedule=regs) at items <= 3, unshifted "
-             "(shift=0, or auto's shift on rows of the 16-byte grid)");
+    fail(op, std::string("early=1 needs the register kernel (schedule=regs) at items ") +
+                 (fused ? ">= 2" : "<= 3") +
+                 ", unshifted (shift=0, or auto's shift on rows of the 16-byte grid)");
   return true;
+}
+
+// The register kernel's entry with EARLY (rmsnorm_bwd, add_rmsnorm_bwd: unshifted).
+std::string early_entry(const std::string& kernel, DType dt, int items) {
+  return "ladder::" + kernel + "<" + dtype_template_name(dt) + ", " + std::to_string(items) +
+         ", false, true>";
 }
 
 // A fixed grid, each block looping over rows; never more blocks than row groups, so every block
@@ -327,7 +339,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   const bool bulk_kernel = bulk.bulk && !phase.phase;
   const bool grid_reduce = read_grid_reduce(v, op, bulk_kernel, has_w);
   const bool early =
-      read_early_loads(v, op, elem, plan, !phase.phase && !flat.flat && !bulk.bulk, device);
+      read_early_loads(v, op, elem, false, plan, !phase.phase && !flat.flat && !bulk.bulk, device);
   v.finish();
   const RowGeometry& g = plan.g;
   const std::int64_t partial_rows = partial_rows_of(g, bulk);
@@ -341,8 +353,7 @@ std::vector<KernelLaunch> plan_rmsnorm_bwd(const KernelRef& ref, const Case& c, 
   L.entry = phase.phase ? phase_entry("rmsnorm_bwd_phase", ref.dtype, phase)
             : flat.flat ? flat_entry("rmsnorm_bwd_flat", ref.dtype, flat, true)
             : bulk.bulk ? bulk_entry("rmsnorm_bwd_bulk", ref.dtype, bulk)
-            : early     ? "ladder::rmsnorm_bwd<" + dtype_template_name(ref.dtype) + ", " +
-                              std::to_string(g.items) + ", false, true>"
+            : early     ? early_entry("rmsnorm_bwd", ref.dtype, g.items)
                         : entry("rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   if (has_w) L.buffers.push_back(vector("w", BufferRole::Input, ref.dtype, s.d, "uniform"));
@@ -414,6 +425,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
   const std::int64_t parts = s.rows == 0 ? 0 : partial_rows;
   const bool bulk_kernel = bulk.bulk && !phase.phase;
   const bool grid_reduce = read_grid_reduce(v, op, bulk_kernel, has_w);
+  const bool early = read_early_loads(v, op, elem, true, plan, !phase.phase && !bulk.bulk, device);
 
   KernelLaunch L;
   L.source = source_path(phase.phase ? "backward_phase.cuh"
@@ -421,6 +433,7 @@ std::vector<KernelLaunch> plan_add_rmsnorm_bwd(const KernelRef& ref, const Case&
                                      : "rmsnorm_bwd.cuh");
   L.entry = phase.phase ? phase_entry("add_rmsnorm_bwd_phase", ref.dtype, phase)
             : bulk.bulk ? bulk_entry("add_rmsnorm_bwd_bulk", ref.dtype, bulk)
+            : early     ? early_entry("add_rmsnorm_bwd", ref.dtype, g.items)
                         : entry("add_rmsnorm_bwd", ref.dtype, g.items, plan.shifted);
   L.buffers.push_back(rows_by_d("x", BufferRole::Input, ref.dtype, s, strides["x"]));
   L.buffers.push_back(rows_by_d("r", BufferRole::Input, ref.dtype, s, strides["r"]));
