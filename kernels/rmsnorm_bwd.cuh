@@ -306,9 +306,9 @@ template <typename T, int ITEMS, bool SHIFTED = false, bool EARLY = false>
 __global__ void __launch_bounds__(norm::kBackwardMaxThreads)
     rmsnorm_bwd(T* dx, float* dw_partial, const T* x, const T* w, const T* dy, int rows, int d,
                 int x_stride, int dy_stride, int dx_stride, float eps, float w_offset) {
-  norm::rms_bwd<T, ITEMS, false, SHIFTED, EARLY>(dx, nullptr, dw_partial, x, nullptr, w, dy, nullptr,
-                                          rows, d, x_stride, 0, dy_stride, 0, dx_stride, 0, eps,
-                                          w_offset);
+  norm::rms_bwd<T, ITEMS, false, SHIFTED, EARLY>(dx, nullptr, dw_partial, x, nullptr, w, dy,
+                                                 nullptr, rows, d, x_stride, 0, dy_stride, 0,
+                                                 dx_stride, 0, eps, w_offset);
 }
 
 // Backward of h = x + r, y = rmsnorm(h) * weight (convention A: the fp32 sum is normalized).

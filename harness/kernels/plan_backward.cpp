@@ -86,11 +86,11 @@ struct BackwardPlan {
 //   ab-277-summary.txt): bf16 16384x4096 (256 threads) 0.963-0.971, 8192x8192 and 4096x8192
 //   (512) 0.911-0.917, f16 0.934-0.986; 32768x2048 (128) 0.993-0.996, 65536x1024 (64)
 //   1.018-1.019. add_rmsnorm_bwd's request against none (calls 274-275, ab-274-summary.txt and
-//   ab-275-summary.txt): bf16 16384x4096 0.948-0.951, f16 0.950-0.952; 65536x1024 (64 threads)
-//   1.040; fp32 1.260;
-// - the whole H100 (12.8; calls 279-280, ab-279-summary.txt and ab-280-summary.txt): rmsnorm_bwd
-//   bf16 16384x4096 1.044, 8192x8192 1.028, 4096x8192 1.016; add_rmsnorm_bwd bf16 16384x4096
-//   1.090.
+//   ab-275-summary.txt) and its EARLY build (call 281): bf16 16384x4096 0.948-0.951, 8192x8192
+//   0.921, f16 0.950-0.952; 65536x1024 (64 threads) 1.040; fp32 1.260;
+// - the whole H100 (12.8; calls 279-281, ab-279-summary.txt to ab-281-summary.txt): rmsnorm_bwd
+//   bf16 16384x4096 1.044, 8192x8192 1.026-1.028, 4096x8192 1.016; add_rmsnorm_bwd bf16
+//   16384x4096 1.082-1.090, 8192x8192 1.075.
 constexpr double kEarlyLoadsBytesPerSmCycle = 15.0;
 
 bool read_early_loads(VariantReader& v, const std::string& op, std::size_t elem, bool fused,
