@@ -363,6 +363,17 @@ std::uint32_t register_shared_bytes(const std::string& broken, const std::string
                                     const RowGeometry& g, std::int64_t d, int sums, int gradients,
                                     const DeviceLimits& device);
 
+// early=auto|0|1 (plan_backward_early.cpp): the EARLY build of rmsnorm_bwd (fused false; a row
+// ahead in registers, ITEMS <= 3) or add_rmsnorm_bwd (fused true; ITEMS >= 2), which issues rows
+// sooner. auto takes it for 16-bit one-tile rows in blocks of 256 threads or more where the
+// device's DRAM gives each SM enough bytes a cycle; 1 pins it (an error where the build does not
+// exist: shifted rows, other ITEMS, register_kernel false), 0 refuses it.
+bool read_early_loads(VariantReader& v, const std::string& op, std::size_t elem, bool fused,
+                      const RowGeometry& g, bool shifted, bool register_kernel,
+                      const DeviceLimits& device);
+// "ladder::KERNEL<T, ITEMS, false, true>": the unshifted register kernel's EARLY build.
+std::string early_entry(const std::string& kernel, DType dt, int items);
+
 // schedule=phase of the backward ops (plan_backward_phase.cpp, kernels/backward_phase.cuh): rows
 // of one phase a block, one tile a row at ITEMS (phase_items=N, else items=N, else auto's, else
 // the most the op holds in 64 registers) over the whole warps that cover the row at any phase,
