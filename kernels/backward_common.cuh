@@ -54,8 +54,9 @@ __device__ __forceinline__ RowAccess backward_access(const void* const* rows, in
   return aligned_access(rows, count);
 }
 
-// How far ahead layernorm_bwd's 16-bit one-tile builds on the 16-byte grid ask the L2 for a row
-// (kernels/README.md says which builds ask and why): the row after next, since the next row is
+// How far ahead the one-tile builds that load the next row into registers ask the L2 for a row
+// (layernorm_bwd's 16-bit builds on the 16-byte grid, rmsnorm_bwd's EARLY builds;
+// kernels/README.md says which builds ask and why): the row after next, since the next row is
 // already on its way into registers; so a block has a second row's bytes in flight without
 // holding a register for them.
 constexpr int kBackwardL2AheadRows = 2;

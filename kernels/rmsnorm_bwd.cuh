@@ -156,17 +156,15 @@ __device__ __forceinline__ void rms_bwd_rows(int phase, T* dx, T* dr, float* dw_
   if (kAhead) tile.load(p, 0, access, cols, true);
   for (long long base = loop.first; base < rows; base += loop.step) {
     EarlyNextRow<T, SHIFTED, EARLY && kAhead> early;
-    if constexpr (EARLY && kAhead) {  // past the last row: zeros, no loads
-      early.cols = row_at(base + loop.step, early.p, early.access);
-      next.load(early.p, 0, early.access, early.cols, true);
-      const long long ahead = base + kBackwardL2AheadRows * loop.step + threadIdx.y;
-      prefetch_row_tile<T, ITEMS>(x, x_stride, ahead, rows, d, phase);
-      prefetch_row_tile<T, ITEMS>(dy, dy_stride, ahead, rows, d, phase);
-    }
-    // EARLY without a row ahead in registers (the fused op): the next row is asked of the L2
-    // before this row's loads, so that both are in flight together.
-    if constexpr (EARLY && !kAhead) {
-      const long long ahead = base + loop.step + threadIdx.y;
+    if constexpr (EARLY) {
+      if constexpr (kAhead) {  // the next row into registers; past the last row: zeros, no loads
+        early.cols = row_at(base + loop.step, early.p, early.access);
+        next.load(early.p, 0, early.access, early.cols, true);
+      }
+      // The L2 is asked for the first row no register holds, before this row's loads: the row
+      // after next where the next is loaded above, else (the fused op) the next.
+      const long long ahead =
+          base + (kAhead ? kBackwardL2AheadRows : 1) * loop.step + threadIdx.y;
       prefetch_row_tile<T, ITEMS>(x, x_stride, ahead, rows, d, phase);
       prefetch_row_tile<T, ITEMS>(dy, dy_stride, ahead, rows, d, phase);
       if constexpr (FUSED) {
