@@ -253,7 +253,7 @@ std::vector<KernelRef> all_specializations() {
         for (int items : allowed_items(size_of(dt), e.limits))
           for (auto v : with_off_grid(e.name, combo)) {
             v["items"] = std::to_string(items);
-            if (early && (fused ? items >= 2 : items <= 3)) {
+            if (early && detail::early_build_exists(fused, items)) {
               auto with_early = v;
               with_early["early"] = "1";
               out.push_back({e.name, dt, with_early});

@@ -35,7 +35,7 @@ bool read_early_loads(VariantReader& v, const std::string& op, std::size_t elem,
                       const RowGeometry& g, bool shifted, bool register_kernel,
                       const DeviceLimits& device) {
   const std::string key = v.get("early", "auto", {"auto", "0", "1"});
-  const bool built = register_kernel && !shifted && (fused ? g.items >= 2 : g.items <= 3);
+  const bool built = register_kernel && !shifted && early_build_exists(fused, g.items);
   if (key == "auto")
     return built && !g.streams && elem == 2 &&
            std::int64_t{g.threads_per_row} * g.rows_per_block >= 256 &&

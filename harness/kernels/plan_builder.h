@@ -371,6 +371,8 @@ std::uint32_t register_shared_bytes(const std::string& broken, const std::string
 bool read_early_loads(VariantReader& v, const std::string& op, std::size_t elem, bool fused,
                       const RowGeometry& g, bool shifted, bool register_kernel,
                       const DeviceLimits& device);
+// Whether the unshifted register kernel has an EARLY build at `items` (what the catalog compiles).
+constexpr bool early_build_exists(bool fused, int items) { return fused ? items >= 2 : items <= 3; }
 // "ladder::KERNEL<T, ITEMS, false, true>": the unshifted register kernel's EARLY build.
 std::string early_entry(const std::string& kernel, DType dt, int items);
 
