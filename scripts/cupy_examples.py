@@ -220,15 +220,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--list", action="store_true", help="print the blocks and exit (no GPU)")
     ap.add_argument("--json", help="write the checks as JSON to FILE")
+    ap.add_argument("--readme", default=README,
+                    help="run the CuPy section of this copy of kernels/README.md instead")
     ap.add_argument("--selftest", action="store_true",
                     help="check the checks with numpy standing in for CuPy (no GPU)")
     args = ap.parse_args()
     if args.selftest:
         return selftest()
-    blocks = example_blocks()
+    blocks = example_blocks(args.readme)
     if args.list:
         for first, code in blocks:
-            print(f"# {os.path.relpath(README, ROOT)}:{first}\n{code}")
+            print(f"# {os.path.relpath(args.readme, ROOT)}:{first}\n{code}")
         return 0
     try:
         import cupy as cp
@@ -244,7 +246,7 @@ def main():
     device = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
     print(f"device: {device}; CuPy {cp.__version__}; CUDA runtime "
           f"{cp.cuda.runtime.runtimeGetVersion()}; {len(blocks)} blocks from "
-          f"{os.path.relpath(README, ROOT)}")
+          f"{os.path.relpath(args.readme, ROOT)}")
     os.chdir(ROOT)
     poison_allocations(cp)
     cp.random.seed(2026)
@@ -255,7 +257,7 @@ def main():
         entry = {"line": first, "checks": {}}
         t0 = time.time()
         try:
-            exec(compile(code, f"{README}:{first}", "exec"), ns)
+            exec(compile(code, f"{args.readme}:{first}", "exec"), ns)
             cp.cuda.Device().synchronize()
         except Exception:
             entry["error"] = traceback.format_exc()
