@@ -53,9 +53,11 @@ def example_blocks(path=README):
     return blocks
 
 
-# Tolerances: an output in T is the fp32 result rounded once, so its error against fp64 is about
-# half an ulp of T plus fp32's accumulation; rstd is fp32 throughout.
-RTOL = {"bf16": 2.0 ** -7, "f32": 1e-5}
+# Tolerances: an output in T is the fp32 result rounded once, so its error against fp64 is
+# about half an ulp of T plus fp32's accumulation (bound: atol + rtol |ref|, atol a sixteenth of
+# rtol times the output's largest magnitude, for the elements near zero); fp32 outputs (rstd,
+# mean, y in fp32) are fp32 throughout.
+RTOL = {"bf16": 2.0 ** -7, "f16": 2.0 ** -9, "f32": 1e-5}
 
 
 def worst(got, ref, rtol, atol):
@@ -79,6 +81,16 @@ def to_f64(ns, array, dtype):
     return host(a).astype("float64")
 
 
+def compare(ns, output, ref, dtype, shape=None):
+    """worst() of ns[output] (stored in dtype) against ref, with dtype's bound."""
+    import numpy as np
+    got = to_f64(ns, ns[output], dtype)
+    if shape is not None:
+        got = got.reshape(shape)
+    rtol = RTOL[dtype]
+    return worst(got, ref, rtol, rtol * float(np.abs(ref).max()) * 2.0 ** -4)
+
+
 def check_add_rmsnorm(ns):
     """y, h and rstd of add_rmsnorm_fwd<bf16, ..., ROUND_SUM = false> (convention A)."""
     import numpy as np
@@ -87,37 +99,93 @@ def check_add_rmsnorm(ns):
     s = x + r                    # exact: two bf16 values add exactly in fp32 and in fp64
     h_ref = host(ns["f32"](ns["bf16"](s.astype(np.float32)))).astype("float64")
     rstd_ref = 1.0 / np.sqrt((s * s).mean(axis=1) + eps)
-    y_ref = s * rstd_ref[:, None] * w[None, :]
-    y_atol = RTOL["bf16"] * float(np.abs(y_ref).max()) * 2.0 ** -4
     return {
         "h": worst(to_f64(ns, ns["h"], "bf16").reshape(rows, d), h_ref, 0.0, 1e-30),
-        "y": worst(to_f64(ns, ns["y"], "bf16").reshape(rows, d), y_ref, RTOL["bf16"], y_atol),
-        "rstd": worst(host(ns["rstd"]).astype("float64"), rstd_ref, RTOL["f32"], 0.0),
+        "y": compare(ns, "y", s * rstd_ref[:, None] * w[None, :], "bf16", (rows, d)),
+        "rstd": worst(to_f64(ns, ns["rstd"], "f32"), rstd_ref, RTOL["f32"], 0.0),
     }
+
+
+def rms_bwd_refs(s, dy, w, eps, dh=None):
+    """dx and dw of y = s * rstd(s) * w in fp64 (dh added to dx, as add_rmsnorm_bwd does)."""
+    import numpy as np
+    rstd = 1.0 / np.sqrt((s * s).mean(axis=1) + eps)
+    g = dy * w[None, :]
+    c = (g * s).mean(axis=1)
+    dx = rstd[:, None] * g - s * (rstd ** 3 * c)[:, None]
+    if dh is not None:
+        dx = dx + dh
+    return dx, (dy * s * rstd[:, None]).sum(axis=0)
 
 
 def check_rmsnorm_bwd(ns):
     """dx and dw of rmsnorm_bwd<bf16, ...> followed by column_sum<bf16>."""
-    import numpy as np
     x, dy, w = (to_f64(ns, ns[k], "bf16") for k in ("x", "dy", "w"))
-    rows, d, eps = ns["rows"], ns["d"], ns["eps"]
-    rstd = 1.0 / np.sqrt((x * x).mean(axis=1) + eps)
-    g = dy * w[None, :]
-    c = (g * x).sum(axis=1) / d
-    dx_ref = rstd[:, None] * g - x * (rstd ** 3 * c)[:, None]
-    dw_ref = (dy * x * rstd[:, None]).sum(axis=0)
-    dx_atol = RTOL["bf16"] * float(np.abs(dx_ref).max()) * 2.0 ** -4
-    dw_atol = RTOL["bf16"] * float(np.abs(dw_ref).max()) * 2.0 ** -4
-    return {
-        "dx": worst(to_f64(ns, ns["dx"], "bf16").reshape(rows, d), dx_ref, RTOL["bf16"], dx_atol),
-        "dw": worst(to_f64(ns, ns["dw"], "bf16"), dw_ref, RTOL["bf16"], dw_atol),
-    }
+    dx_ref, dw_ref = rms_bwd_refs(x, dy, w, ns["eps"])
+    return {"dx": compare(ns, "dx", dx_ref, "bf16", x.shape),
+            "dw": compare(ns, "dw", dw_ref, "bf16")}
 
 
+def check_add_rmsnorm_bwd(ns):
+    """dx, dr and dw of add_rmsnorm_bwd<bf16, ...> (dh given) followed by column_sum<bf16>."""
+    x, r, dy, dh, w = (to_f64(ns, ns[k], "bf16") for k in ("x", "r", "dy", "dh", "w"))
+    dx_ref, dw_ref = rms_bwd_refs(x + r, dy, w, ns["eps"], dh)
+    return {"dx": compare(ns, "dx", dx_ref, "bf16", x.shape),
+            "dr": compare(ns, "dr", dx_ref, "bf16", x.shape),
+            "dw": compare(ns, "dw", dw_ref, "bf16")}
+
+
+def check_rmsnorm_fwd(ns):
+    """y and rstd of rmsnorm_fwd<float, ...> with w_offset (1: the Gemma weight 1 + w)."""
+    import numpy as np
+    x, w = to_f64(ns, ns["x"], "f32"), to_f64(ns, ns["w"], "f32")
+    rstd_ref = 1.0 / np.sqrt((x * x).mean(axis=1) + ns["eps"])
+    return {"y": compare(ns, "y", x * rstd_ref[:, None] * (ns["w_offset"] + w)[None, :], "f32"),
+            "rstd": worst(to_f64(ns, ns["rstd"], "f32"), rstd_ref, RTOL["f32"], 0.0)}
+
+
+def check_layernorm(ns):
+    """layernorm_fwd<half, ...>'s y, mean and rstd, then layernorm_bwd<half, ...>'s dx and
+    column_sum_pair<half>'s dgamma and dbeta."""
+    import numpy as np
+    x, dy, gamma, beta = (to_f64(ns, ns[k], "f16") for k in ("x", "dy", "gamma", "beta"))
+    mean = x.mean(axis=1)
+    rstd = 1.0 / np.sqrt(((x - mean[:, None]) ** 2).mean(axis=1) + ns["eps"])
+    xhat = (x - mean[:, None]) * rstd[:, None]
+    g = dy * gamma[None, :]
+    dx = rstd[:, None] * (g - g.mean(axis=1)[:, None] - xhat * (g * xhat).mean(axis=1)[:, None])
+    return {"y": compare(ns, "y", xhat * gamma[None, :] + beta[None, :], "f16"),
+            # fp32's sum of d unit-variance values: a few 1e-6 off, whatever the mean's size
+            "mean": worst(to_f64(ns, ns["mean"], "f32"), mean, RTOL["f32"], 1e-5),
+            "rstd": worst(to_f64(ns, ns["rstd"], "f32"), rstd, RTOL["f32"], 0.0),
+            "dx": compare(ns, "dx", dx, "f16"),
+            "dgamma": compare(ns, "dgamma", (dy * xhat).sum(axis=0), "f16"),
+            "dbeta": compare(ns, "dbeta", dy.sum(axis=0), "f16")}
+
+
+# Which check a block gets, by the entries it names (`name = "..."`): the first whose patterns
+# all match one of them. A block that launches none of these fails: every block is checked.
 CHECKS = [
-    (re.compile(r"^ladder::add_rmsnorm_fwd\w*<__nv_bfloat16, .*\bfalse\b"), check_add_rmsnorm),
-    (re.compile(r"^ladder::column_sum<__nv_bfloat16>$"), check_rmsnorm_bwd),
+    ([r"^ladder::add_rmsnorm_fwd\w*<__nv_bfloat16, .*\bfalse\b"], check_add_rmsnorm),
+    ([r"^ladder::rmsnorm_bwd<__nv_bfloat16\b", r"^ladder::column_sum<__nv_bfloat16>$"],
+     check_rmsnorm_bwd),
+    ([r"^ladder::add_rmsnorm_bwd<__nv_bfloat16\b", r"^ladder::column_sum<__nv_bfloat16>$"],
+     check_add_rmsnorm_bwd),
+    ([r"^ladder::rmsnorm_fwd<float\b"], check_rmsnorm_fwd),
+    ([r"^ladder::layernorm_fwd<__half\b", r"^ladder::layernorm_bwd<__half\b",
+      r"^ladder::column_sum_pair<__half>$"], check_layernorm),
 ]
+
+
+def block_entries(code):
+    return re.findall(r'^name\s*=\s*"([^"]+)"', code, re.M)
+
+
+def check_for(entries):
+    for patterns, check in CHECKS:
+        if all(any(re.search(p, e) for e in entries) for p in patterns):
+            return check
+    return None
 
 
 def judged(results):
@@ -144,10 +212,59 @@ def readme_helpers(blocks, cp):
     return ns
 
 
+def fp32_results(ns, rng):
+    """For each check, a namespace as its block leaves it, with outputs computed in fp32 by
+    numpy (the kernels' arithmetic, without their order of additions)."""
+    import numpy as np
+    bf16, f32 = ns["bf16"], ns["f32"]
+    f = np.float32
+    rows, d, eps = 64, 256, 1e-6
+    randn = lambda *shape: rng.standard_normal(shape, np.float32)
+    x, r, dy, dh = (bf16(randn(rows, d)) for _ in range(4))
+    w = bf16(1 + f(0.1) * randn(d))
+
+    def rms(s):
+        return (1 / np.sqrt((s * s).mean(axis=1, dtype=f) + f(eps))).astype(f)
+
+    def rms_bwd(s, extra=0):
+        rs, g = rms(s), f32(dy) * f32(w)[None, :]
+        c = (g * s).sum(axis=1) / f(d)
+        return (bf16(rs[:, None] * g - s * (rs ** 3 * c)[:, None] + extra),
+                bf16((f32(dy) * s * rs[:, None]).sum(axis=0)))
+
+    base = dict(ns, rows=rows, d=d, eps=eps, x=x, r=r, w=w, dy=dy, dh=dh)
+    s = f32(x) + f32(r)
+    out = {check_add_rmsnorm: dict(base, h=bf16(s), y=bf16(s * rms(s)[:, None] * f32(w)[None, :]),
+                                   rstd=rms(s))}
+    dx, dw = rms_bwd(f32(x))
+    out[check_rmsnorm_bwd] = dict(base, dx=dx, dw=dw)
+    dx, dw = rms_bwd(s, f32(dh))
+    out[check_add_rmsnorm_bwd] = dict(base, dx=dx, dr=dx.copy(), dw=dw)
+    xf, wf = randn(rows, d), f(0.1) * randn(d)
+    out[check_rmsnorm_fwd] = dict(base, x=xf, w=wf, w_offset=1.0, rstd=rms(xf),
+                                  y=xf * rms(xf)[:, None] * (1 + wf)[None, :])
+    xh, dyh = randn(rows, d).astype(np.float16), randn(rows, d).astype(np.float16)
+    gamma = (1 + f(0.1) * randn(d)).astype(np.float16)
+    beta = (f(0.1) * randn(d)).astype(np.float16)
+    xs = xh.astype(f)
+    mean = xs.mean(axis=1, dtype=f)
+    rstd = (1 / np.sqrt(((xs - mean[:, None]) ** 2).mean(axis=1) + f(eps))).astype(f)
+    xhat = (xs - mean[:, None]) * rstd[:, None]
+    g = dyh.astype(f) * gamma.astype(f)[None, :]
+    dxh = rstd[:, None] * (g - g.mean(axis=1)[:, None] - xhat * (g * xhat).mean(axis=1)[:, None])
+    out[check_layernorm] = dict(
+        base, x=xh, dy=dyh, gamma=gamma, beta=beta, mean=mean, rstd=rstd,
+        y=(xhat * gamma.astype(f) + beta.astype(f)).astype(np.float16), dx=dxh.astype(np.float16),
+        dgamma=(dyh.astype(f) * xhat).sum(axis=0).astype(np.float16),
+        dbeta=dyh.astype(f).sum(axis=0).astype(np.float16))
+    return out
+
+
 def selftest():
     """With numpy standing in for CuPy (no GPU): the README's bf16 helpers round as bf16 does,
-    fp32 results of the two ops pass the checks, and each kind of damage a kernel could do
-    (an unwritten element, a wrong value, a wrong rstd, a sum rounded the other way) fails them."""
+    fp32 results of every op pass their checks, and each kind of damage a kernel could do to
+    any output (an unwritten element, an element 2% off; rstd 0.1% off, h one ulp off, dw with a
+    row left out) fails them."""
     import numpy as np
     ns = readme_helpers(example_blocks(), np)
     bf16, f32 = ns["bf16"], ns["f32"]
@@ -161,44 +278,49 @@ def selftest():
     v = np.array([1.0, 1.00390625, 1.005859375, -2.5, 3.0e-3], np.float32)
     expect("bf16() rounds to nearest even",
            list(f32(bf16(v))) == [1.0, 1.0, 1.0078125, -2.5, np.float32(0.0030059814453125)])
-    rng = np.random.default_rng(7)
-    rows, d, eps = 64, 256, 1e-6
-    x, r = bf16(rng.standard_normal((rows, d), np.float32)), bf16(rng.standard_normal((rows, d), np.float32))
-    w = bf16(1 + 0.1 * rng.standard_normal(d, np.float32))
-    s = f32(x) + f32(r)
-    rstd = (1 / np.sqrt((s * s).mean(axis=1, dtype=np.float32) + np.float32(eps))).astype(np.float32)
-    fwd = dict(ns, rows=rows, d=d, eps=eps, x=x, r=r, w=w, h=bf16(s),
-               y=bf16(s * rstd[:, None] * f32(w)[None, :]), rstd=rstd)
-    expect("add_rmsnorm: fp32 results pass", all(j[3] for j in judged(check_add_rmsnorm(fwd)).values()))
-    for what, output, damage in [
-            ("an unwritten y element (NaN bits)", "y", lambda a: a.__setitem__((3, 5), 0xFFFF)),
-            ("a y element 2% off", "y", lambda a: a.__setitem__((slice(7, 8), 9), bf16(f32(a[7:8, 9]) * 1.02))),
-            ("an h element one bf16 ulp off", "h", lambda a: a.__setitem__((1, 1), a[1, 1] + 1)),
-            ("an rstd 0.1% off", "rstd", lambda a: a.__setitem__(2, a[2] * 1.001))]:
-        bad = dict(fwd)
-        bad[output] = fwd[output].copy()
-        damage(bad[output])
-        expect(f"add_rmsnorm: {what} fails", not judged(check_add_rmsnorm(bad))[output][3])
-    dy = bf16(rng.standard_normal((rows, d), np.float32))
-    xf = f32(x)
-    rs = (1 / np.sqrt((xf * xf).mean(axis=1) + np.float32(eps))).astype(np.float32)
-    g = f32(dy) * f32(w)[None, :]
-    c = (g * xf).sum(axis=1) / np.float32(d)
-    bwd = dict(ns, rows=rows, d=d, eps=eps, x=x, w=w, dy=dy,
-               dx=bf16(rs[:, None] * g - xf * (rs ** 3 * c)[:, None]),
-               dw=bf16((f32(dy) * xf * rs[:, None]).sum(axis=0)))
-    expect("rmsnorm_bwd: fp32 results pass", all(j[3] for j in judged(check_rmsnorm_bwd(bwd)).values()))
-    for what, output, damage in [
-            ("an unwritten dx element", "dx", lambda a: a.__setitem__((0, 0), 0xFFFF)),
-            ("a dw element 2% off", "dw", lambda a: a.__setitem__(slice(11, 12), bf16(f32(a[11:12]) * 1.02))),
-            ("dw with one row left out", "dw", None)]:
-        bad = dict(bwd)
-        if damage is None:
-            bad["dw"] = bf16((f32(dy[1:]) * xf[1:] * rs[1:, None]).sum(axis=0))
-        else:
-            bad[output] = bwd[output].copy()
-            damage(bad[output])
-        expect(f"rmsnorm_bwd: {what} fails", not judged(check_rmsnorm_bwd(bad))[output][3])
+
+    def nan(a):
+        a.flat[5] = 0xFFFF if a.dtype == np.uint16 else np.nan
+
+    def off(factor):
+        def damage(a):
+            if a.dtype == np.uint16:
+                a.flat[7:8] = bf16(f32(a.flat[7:8]) * np.float32(factor))
+            else:
+                a.flat[7] = a.flat[7] * factor
+        return damage
+
+    def one_ulp(a):
+        a.flat[1] += 1
+
+    def shifted(a):
+        a.flat[7] += 1e-3
+
+    for check, good in fp32_results(ns, np.random.default_rng(7)).items():
+        op = check.__name__[len("check_"):]
+        results = judged(check(good))
+        expect(f"{op}: fp32 results pass ({', '.join(results)})",
+               all(j[3] for j in results.values()))
+        for output in results:
+            damages = [("an unwritten element", nan)]
+            if output == "mean":     # a unit-variance row's mean, near 0: off by 1e-3 of its std
+                damages.append(("an element 0.001 off", shifted))
+            elif output == "rstd":
+                damages.append(("an element 0.1% off", off(1.001)))
+            else:
+                damages.append(("an element 2% off", off(1.02)))
+            if output == "h":
+                damages.append(("one bf16 ulp off", one_ulp))
+            for what, damage in damages:
+                bad = dict(good)
+                bad[output] = good[output].copy()
+                damage(bad[output])
+                expect(f"{op}: {output} with {what} fails", not judged(check(bad))[output][3])
+    bad = fp32_results(ns, np.random.default_rng(7))[check_rmsnorm_bwd]
+    xs, dys = f32(bad["x"])[1:], f32(bad["dy"])[1:]
+    rs = 1 / np.sqrt((xs * xs).mean(axis=1) + np.float32(bad["eps"]))
+    bad["dw"] = bf16((dys * xs * rs[:, None]).sum(axis=0))
+    expect("rmsnorm_bwd: dw with a row left out fails", not judged(check_rmsnorm_bwd(bad))["dw"][3])
     print("selftest:", "FAIL " + "; ".join(failures) if failures else "PASS")
     return 1 if failures else 0
 
@@ -266,19 +388,20 @@ def main():
             failed = True
             break
         entry["seconds"] = round(time.time() - t0, 3)
-        name = ns.get("name", "")
-        entry["entry"] = name
-        for pattern, check in CHECKS:
-            if pattern.search(name):
-                for output, (err, ratio, nans, ok) in judged(check(ns)).items():
-                    entry["checks"][output] = {"worst_error": err, "worst_ratio": ratio,
-                                               "nan": nans, "ok": ok}
-                    failed |= not ok
-                    print(f"line {first}: {name}: {output}: worst |err| {err:.3g}, "
-                          f"{ratio:.3f} of the bound, {nans} NaN: {'PASS' if ok else 'FAIL'}")
-        if not entry["checks"]:
-            print(f"line {first}: {name or '(no kernel)'}: ran in {entry['seconds']} s "
-                  "(its outputs are checked with a later block's)")
+        entries = block_entries(code)
+        entry["entries"] = entries
+        name = " + ".join(entries) or "(no entry)"
+        check = check_for(entries)
+        if check is None:
+            failed = True
+            print(f"line {first}: {name}: no check for this block: FAIL")
+        else:
+            for output, (err, ratio, nans, ok) in judged(check(ns)).items():
+                entry["checks"][output] = {"worst_error": err, "worst_ratio": ratio,
+                                           "nan": nans, "ok": ok}
+                failed |= not ok
+                print(f"line {first}: {name}: {output}: worst |err| {err:.3g}, "
+                      f"{ratio:.3f} of the bound, {nans} NaN: {'PASS' if ok else 'FAIL'}")
         doc["blocks"].append(entry)
     doc["ok"] = not failed
     if args.json:
