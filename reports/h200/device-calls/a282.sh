@@ -6,7 +6,8 @@
 # measured 0.91-0.97. 2. The bench of record (bench.json) on the checkout's build. 3. The
 # decode row's peers. 4. Every backward verify rung with the time left. On any other card it
 # prints the card and times nothing.
-# Carried: .device/ladder.xz (the checkout's build). Files go to $OUT.
+# Carried: .device/ladder.xz (the checkout's build). Files go to $OUT. END (default 575): the
+# second at which the verify stops, for a call with less device time left.
 set -u
 source reports/h200/device-calls/call_env.sh 282
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-cand
@@ -27,7 +28,7 @@ grep -E "copy ceiling" $OUT/bench-282.txt >> $L
 timeout $(left 400) python3 scripts/bench_peers.py --only add_rmsnorm --shape 1x4096 --cache cold \
   --json $OUT/peers-decode-282.json > $OUT/peers-decode-282.txt 2>&1; echo "peers exit $? at $SECONDS s" >> $L
 (cd $OUT && tar czf /tmp/r.tgz bench-282.txt peers-decode-282.* && rm -f bench-282.txt peers-decode-282.* && mv /tmp/r.tgz call-282-record.tgz)
-timeout $(left 575) $B verify rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --jobs 14 > $OUT/verify-bwd-282.txt 2>&1
+timeout $(left ${END:-575}) $B verify rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --jobs 14 > $OUT/verify-bwd-282.txt 2>&1
 echo "verify (backward) exit $? at $SECONDS s" >> $L
 grep -E "rungs:" $OUT/verify-bwd-282.txt | tail -1 >> $L
 grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-bwd-282.txt | head -10 >> $L
