@@ -77,6 +77,8 @@ def host(a):
 
 
 def to_f64(ns, array, dtype):
+    if hasattr(array, "detach"):  # a torch tensor: its values, whatever its dtype
+        return array.detach().double().cpu().numpy()
     a = ns["f32"](array) if dtype == "bf16" else array
     return host(a).astype("float64")
 
@@ -144,6 +146,15 @@ def check_rmsnorm_fwd(ns):
             "rstd": worst(to_f64(ns, ns["rstd"], "f32"), rstd_ref, RTOL["f32"], 0.0)}
 
 
+def check_rmsnorm_fwd_bf16(ns):
+    """y and rstd of rmsnorm_fwd<bf16, ...> (the PyTorch block: torch tensors)."""
+    import numpy as np
+    x, w = to_f64(ns, ns["x"], "bf16"), to_f64(ns, ns["w"], "bf16")
+    rstd_ref = 1.0 / np.sqrt((x * x).mean(axis=1) + ns["eps"])
+    return {"y": compare(ns, "y", x * rstd_ref[:, None] * w[None, :], "bf16"),
+            "rstd": worst(to_f64(ns, ns["rstd"], "f32"), rstd_ref, RTOL["f32"], 0.0)}
+
+
 def check_layernorm(ns):
     """layernorm_fwd<half, ...>'s y, mean and rstd, then layernorm_bwd<half, ...>'s dx and
     column_sum_pair<half>'s dgamma and dbeta."""
@@ -172,6 +183,7 @@ CHECKS = [
     ([r"^ladder::add_rmsnorm_bwd<__nv_bfloat16\b", r"^ladder::column_sum<__nv_bfloat16>$"],
      check_add_rmsnorm_bwd),
     ([r"^ladder::rmsnorm_fwd<float\b"], check_rmsnorm_fwd),
+    ([r"^ladder::rmsnorm_fwd<__nv_bfloat16\b"], check_rmsnorm_fwd_bf16),
     ([r"^ladder::layernorm_fwd<__half\b", r"^ladder::layernorm_bwd<__half\b",
       r"^ladder::column_sum_pair<__half>$"], check_layernorm),
 ]
@@ -243,6 +255,8 @@ def fp32_results(ns, rng):
     xf, wf = randn(rows, d), f(0.1) * randn(d)
     out[check_rmsnorm_fwd] = dict(base, x=xf, w=wf, w_offset=1.0, rstd=rms(xf),
                                   y=xf * rms(xf)[:, None] * (1 + wf)[None, :])
+    out[check_rmsnorm_fwd_bf16] = dict(base, rstd=rms(f32(x)),
+                                       y=bf16(f32(x) * rms(f32(x))[:, None] * f32(w)[None, :]))
     xh, dyh = randn(rows, d).astype(np.float16), randn(rows, d).astype(np.float16)
     gamma = (1 + f(0.1) * randn(d)).astype(np.float16)
     beta = (f(0.1) * randn(d)).astype(np.float16)

@@ -33,8 +33,9 @@ TEST_CASE("cupy_examples.py finds the README's CuPy blocks, each launching a ker
   const Outcome o = run_command(script() + " --list");
   INFO(o.output);
   REQUIRE(o.exit_code == 0);
-  CHECK(count(o.output, "# kernels/README.md:") == 7);
-  CHECK(count(o.output, "kernel = build(src, name)") >= 7);
+  CHECK(count(o.output, "# kernels/README.md:") == 8);
+  CHECK(count(o.output, "kernel = build(src, name)") >= 8);
+  CHECK(o.output.find("cp.from_dlpack") != std::string::npos);  // the PyTorch block
   // One block or more for each of the six ops, forward and backward.
   for (const char* entry : {"ladder::rmsnorm_fwd<", "ladder::add_rmsnorm_fwd<", "ladder::layernorm_fwd<",
                             "ladder::rmsnorm_bwd<", "ladder::add_rmsnorm_bwd<", "ladder::layernorm_bwd<"})
@@ -48,8 +49,8 @@ TEST_CASE("cupy_examples.py's checks pass right results and fail damaged ones", 
   INFO(o.output);
   CHECK(o.exit_code == 0);
   CHECK(o.output.find("selftest: PASS") != std::string::npos);
-  CHECK(count(o.output, "fp32 results pass") == 5);
-  CHECK(count(o.output, " fails: ok") >= 30);
+  CHECK(count(o.output, "fp32 results pass") == 6);
+  CHECK(count(o.output, " fails: ok") >= 38);
   CHECK(o.output.find("WRONG") == std::string::npos);
 }
 
