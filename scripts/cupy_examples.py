@@ -23,6 +23,7 @@ import re
 import sys
 import time
 import traceback
+import warnings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "kernels", "README.md")
@@ -393,8 +394,14 @@ def main():
         entry = {"line": first, "checks": {}}
         t0 = time.time()
         try:
-            exec(compile(code, f"{args.readme}:{first}", "exec"), ns)
-            cp.cuda.Device().synchronize()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                exec(compile(code, f"{args.readme}:{first}", "exec"), ns)
+                cp.cuda.Device().synchronize()
+            # A warning the block's own code draws (a deprecated call) is the README's to fix.
+            entry["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
+            for w in entry["warnings"]:
+                print(f"line {first}: warning: {w}")
         except Exception:
             entry["error"] = traceback.format_exc()
             print(f"line {first}: the block raised\n{entry['error']}")
