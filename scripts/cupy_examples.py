@@ -398,8 +398,10 @@ def main():
                 warnings.simplefilter("always")
                 exec(compile(code, f"{args.readme}:{first}", "exec"), ns)
                 cp.cuda.Device().synchronize()
-            # A warning the block's own code draws (a deprecated call) is the README's to fix.
-            entry["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
+            # A warning the block's own code draws (a deprecated call) is the README's to fix;
+            # ResourceWarning (`open(...).read()` leaves closing the file to the collector) is not.
+            entry["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught
+                                 if not issubclass(w.category, ResourceWarning)]
             for w in entry["warnings"]:
                 print(f"line {first}: warning: {w}")
         except Exception:
