@@ -65,6 +65,21 @@ TEST_CASE("targets: each row judged against its bound, short rows by how much", 
   CHECK_THAT(md, has_substr("`b.json` (commit abc1234, copy ceiling 1000 GB/s)"));
 }
 
+TEST_CASE("targets: a short row says what reaching it takes against a same-size copy", "[report][targets]") {
+  // 250 us for 2e8 bytes is 0.800 of the 1000 GB/s ceiling; the same-size copy took 232.558 us,
+  // 0.860 of it. 0.93 of the ceiling is 0.93 / 0.86 = 1.081 of that copy's rate: faster than it.
+  json slow = result("rmsnorm", 100, 1024, 2e8, 250.0);
+  slow["copy_same_us"] = 232.558;
+  // 0.900 against a copy at 0.990: reaching 0.93 takes 0.939 of the copy's rate.
+  json near = result("layernorm", 100, 1024, 2e8, 222.2);
+  near["copy_same_us"] = 202.02;
+  const json targets = {{"targets", {{{"text", "fwd"}, {"metric", "cold_fraction"}, {"at_least", 0.93}}}}};
+  const std::string md = render(targets, bench_doc({slow, near}));
+  INFO(md);
+  CHECK_THAT(md, has_substr("| 0.800 | 0.930 | **short** by 0.130; reaching it takes 1.081 of a same-size copy's rate |"));
+  CHECK_THAT(md, has_substr("| 0.900 | 0.909 | **short** by 0.030; reaching it takes 0.939 of a same-size copy's rate |"));
+}
+
 TEST_CASE("targets: a case the bench could not time counts as not reached", "[report][targets]") {
   json failed = result("rmsnorm", 100, 1024, 2e8, 0.0);
   failed.erase("cold_us");
