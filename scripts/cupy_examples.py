@@ -4,11 +4,12 @@
 The README's "CuPy example" section is a sequence of python blocks that a caller outside the
 project would paste. This script executes them in order in one namespace, from the repository's
 root, with every CuPy allocation prefilled with 0xFF bytes (NaN in fp32, fp16 and bf16), so an
-element a kernel leaves unwritten shows as NaN. After each block that launches a kernel it knows
-(add_rmsnorm's forward entries, rmsnorm_bwd with column_sum), it compares the block's outputs
-with fp64 references computed from the block's own inputs and prints the worst error of each.
+element a kernel leaves unwritten shows as NaN. After each block it compares the block's outputs
+with fp64 references computed from the block's own inputs, chosen by the entries the block names
+(CHECKS), and prints the worst error of each; a block with no check fails.
 
   python3 scripts/cupy_examples.py [--json FILE]      # on the GPU machine
+  python3 scripts/cupy_examples.py --readme COPY.md   # another copy's section (broken on purpose)
   python3 scripts/cupy_examples.py --list             # print the blocks; needs no GPU
   python3 scripts/cupy_examples.py --selftest         # check the checks (numpy only, no GPU)
 
