@@ -1,7 +1,7 @@
 // An interrupted run keeps what finished: `ladder run --json` writes its document at the start and
 // rewrites it after every rung, and on SIGINT ends its children, marks the document interrupted and exits 2 (harness).
 // Compiling afresh (--no-cache) makes each rung take long enough, with no GPU, for the signal to
-// land while rungs are still left.
+// land while rungs are still left. A stop after the last rung finished cuts nothing (stop_cut_run).
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "harness/cli/run_common.h"
+#include "harness/core/result.h"
 #include "harness/core/verdict.h"
 
 #include "tests/catch.h"
@@ -67,4 +69,33 @@ TEST_CASE("an interrupted run keeps the rungs that finished and says it was inte
   CHECK(finished >= 1);
   CHECK(finished < planned);  // the signal landed with rungs left
   CHECK(interrupted <= 1);    // the one the signal cut short, if any
+}
+
+TEST_CASE("a stop cuts a run short only where it left a rung or a case undone", "[cli]") {
+  using ladder::RungResult;
+  using ladder::Verdict;
+  auto rung = [](Verdict v, const std::string& evidence = "") {
+    RungResult r;
+    r.verdict = v;
+    r.evidence = evidence;
+    return r;
+  };
+  const std::vector<RungResult> whole = {rung(Verdict::Pass), rung(Verdict::Fail, "mismatch")};
+  // Every planned rung has its result: a stop after the last one cut nothing.
+  CHECK_FALSE(ladder::cli::stop_cut_run(whole, 2));
+  // A planned rung without a result: cut.
+  CHECK(ladder::cli::stop_cut_run(whole, 3));
+  // A rung the stop ended is UNRESOLVED "interrupted", or holds a case that is.
+  auto cut = whole;
+  cut.push_back(rung(Verdict::Unresolved, "interrupted"));
+  CHECK(ladder::cli::stop_cut_run(cut, 3));
+  auto cut_case = whole;
+  cut_case.push_back(rung(Verdict::Unresolved, "case 2 of 5: interrupted"));
+  cut_case.back().cases.resize(1);
+  cut_case.back().cases[0].evidence = "interrupted";
+  CHECK(ladder::cli::stop_cut_run(cut_case, 3));
+  // UNRESOLVED for another reason (the harness could not start a child) is not the stop's doing.
+  auto other = whole;
+  other.push_back(rung(Verdict::Unresolved, "could not start the child: EAGAIN"));
+  CHECK_FALSE(ladder::cli::stop_cut_run(other, 3));
 }

@@ -138,6 +138,17 @@ const Rung& find_rung(const std::vector<Rung>& rungs, const std::string& name, c
   return *it;
 }
 
+bool stop_cut_run(const std::vector<RungResult>& results, std::size_t planned) {
+  if (results.size() < planned) return true;
+  for (const RungResult& r : results) {
+    if (r.verdict != Verdict::Unresolved) continue;
+    if (r.evidence == "interrupted") return true;
+    for (const CaseResult& c : r.cases)
+      if (c.evidence == "interrupted") return true;
+  }
+  return false;
+}
+
 void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDocument& doc) {
   std::vector<std::unique_ptr<Printer>> printers;
   printers.push_back(make_terminal_printer(std::cout, o.verbose));
@@ -167,8 +178,9 @@ void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDo
   doc.toolchain = facts.facts;
   doc.toolchain.erase("type");
   doc.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  doc.interrupted = isolate::stop_requested();
+  doc.interrupted = isolate::stop_requested() && stop_cut_run(doc.rungs, rungs.size());
   doc.finished = !doc.interrupted;
+  if (isolate::stop_requested() && !doc.interrupted) doc.extra["stop_after_last_rung"] = true;
   if (runner.trace) {
     doc.extra["child_time_ms"] = trace.totals_ms();
     // Written after the rungs, interrupted or not: a trace of what ran is kept either way.

@@ -54,6 +54,11 @@ void refuse_overwriting_inputs(const CommonOptions& o, const std::vector<std::st
 // The rung named `name` (exactly) among `rungs`; throws std::invalid_argument naming the files.
 const Rung& find_rung(const std::vector<Rung>& rungs, const std::string& name, const RunDocument& doc);
 
+// Whether a stop (SIGINT, SIGTERM) cut the run short: a planned rung has no result, or a rung
+// or one of its cases was ended by it ("interrupted"). A stop that comes after the last rung
+// finished cuts nothing, and the run is whole.
+bool stop_cut_run(const std::vector<RungResult>& results, std::size_t planned);
+
 // Runs rungs with a terminal printer (and JSON and JUnit printers with --json and --junit); fills
 // doc.
 void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDocument& doc);

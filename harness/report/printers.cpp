@@ -36,6 +36,8 @@ class TerminalPrinter final : public Printer {
   void end(const RunDocument& doc) override {
     out_ << fmt::format("\n{}\n", counts_line(doc));
     if (doc.interrupted) out_ << "interrupted: results above are what finished\n";
+    else if (doc.extra.is_object() && doc.extra.value("stop_after_last_rung", false))
+      out_ << "a stop came after the last rung finished: every rung ran\n";
     out_.flush();
   }
 
