@@ -139,22 +139,24 @@ def check_add_rmsnorm_bwd(ns):
             "dw": compare(ns, "dw", dw_ref, "bf16")}
 
 
-def check_rmsnorm_fwd(ns):
-    """y and rstd of rmsnorm_fwd<float, ...> with w_offset (1: the Gemma weight 1 + w)."""
+def rmsnorm_fwd_checks(ns, dtype, w_offset):
+    """y (in dtype) and rstd of rmsnorm_fwd, the weight w_offset + w."""
     import numpy as np
-    x, w = to_f64(ns, ns["x"], "f32"), to_f64(ns, ns["w"], "f32")
+    x, w = to_f64(ns, ns["x"], dtype), to_f64(ns, ns["w"], dtype)
     rstd_ref = 1.0 / np.sqrt((x * x).mean(axis=1) + ns["eps"])
-    return {"y": compare(ns, "y", x * rstd_ref[:, None] * (ns["w_offset"] + w)[None, :], "f32"),
+    return {"y": compare(ns, "y", x * rstd_ref[:, None] * (w_offset + w)[None, :], dtype),
             "rstd": worst(to_f64(ns, ns["rstd"], "f32"), rstd_ref, RTOL["f32"], 0.0)}
+
+
+def check_rmsnorm_fwd(ns):
+    """rmsnorm_fwd<float, ...> with the block's w_offset (1: the Gemma weight 1 + w)."""
+    return rmsnorm_fwd_checks(ns, "f32", ns["w_offset"])
 
 
 def check_rmsnorm_fwd_bf16(ns):
-    """y and rstd of rmsnorm_fwd<bf16, ...> (the PyTorch block: torch tensors)."""
-    import numpy as np
-    x, w = to_f64(ns, ns["x"], "bf16"), to_f64(ns, ns["w"], "bf16")
-    rstd_ref = 1.0 / np.sqrt((x * x).mean(axis=1) + ns["eps"])
-    return {"y": compare(ns, "y", x * rstd_ref[:, None] * w[None, :], "bf16"),
-            "rstd": worst(to_f64(ns, ns["rstd"], "f32"), rstd_ref, RTOL["f32"], 0.0)}
+    """rmsnorm_fwd<bf16, ...>, the PyTorch block (torch tensors; a plain weight: w_offset 0 is
+    the literal it passes, and ns's w_offset is an earlier block's)."""
+    return rmsnorm_fwd_checks(ns, "bf16", 0.0)
 
 
 def check_layernorm(ns):

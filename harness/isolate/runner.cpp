@@ -144,13 +144,13 @@ ChildFate classify_child_end(const ChildRun& run, double timeout_s) {
   } else if (run.timed_out_in_setup) {
     // Not the rung's fault: the driver never gave the child a context in time.
     f.unresolved = true;
-    f.evidence = stop_requested() ? "interrupted"
+    f.evidence = stop_requested() ? kInterruptedEvidence
                                   : fmt::format("no context within {:g} s of the start; process group ended", run.setup_s);
   } else if (run.timed_out && stop_requested()) {
     // Ended because the run was stopped (SIGINT/SIGTERM), not for taking too long: the harness
     // cannot decide this rung, so it is UNRESOLVED, never a timeout FAIL.
     f.unresolved = true;
-    f.evidence = "interrupted";
+    f.evidence = kInterruptedEvidence;
   } else if (run.timed_out) {
     f.failure = FailReason::Timeout;
     f.evidence = run.setup_s > 0 ? fmt::format("no result within {:g} s of the case's start; process group ended", timeout_s)
@@ -264,7 +264,7 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
     next = *current + 1;
   }
   if (stop_requested() && rung_unresolved.empty() && r.cases.size() < r.cases_total)
-    rung_unresolved = "interrupted";
+    rung_unresolved = kInterruptedEvidence;
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (opts.trace)
     opts.trace->add({rung.name, "rung", track, t0_us, t0_us + 1000 * r.wall_ms, {{"children", r.children}}});

@@ -48,5 +48,8 @@ void request_stop();
 bool stop_requested();
 // Forgets a request_stop(): for tests that stop a run and then go on in the same process.
 void clear_stop();
+// The evidence of a rung or case that a stop ended (UNRESOLVED): the runner writes it, and
+// cli::stop_cut_run reads it to tell a run the stop cut short from one it came after.
+inline constexpr const char* kInterruptedEvidence = "interrupted";
 
 }  // namespace ladder::isolate
