@@ -5,11 +5,6 @@
 set -u
 source reports/h200/device-calls/call_env.sh 295
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-cand
-timeout $(left ${END:-585}) $B verify rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --jobs 14 \
-  --json $OUT/verify-295.json > $OUT/verify-295.txt 2>&1
-echo "verify exit $? at $SECONDS s" >> $L
-grep -E "rungs:" $OUT/verify-295.txt | tail -1 >> $L
-grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-295.txt | head -10 >> $L
-gzip -f $OUT/verify-295.txt $OUT/verify-295.json
+verify_every_rung 295 ${END:-585}
 cat $L
 echo "total $SECONDS s"

@@ -14,11 +14,6 @@ grep -E "copy ceiling" $OUT/bench-296.txt >> $L
 timeout $(left 160) python3 scripts/bench_peers.py --only add_rmsnorm --shape 1x4096 --cache cold \
   --json $OUT/peers-decode-296.json > $OUT/peers-decode-296.txt 2>&1; echo "peers exit $? at $SECONDS s" >> $L
 (cd $OUT && tar czf /tmp/r.tgz bench.json bench-296.txt peers-decode-296.* && rm -f bench.json bench-296.txt peers-decode-296.* && mv /tmp/r.tgz call-296-record.tgz)
-timeout $(left ${END:-590}) $B verify rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --jobs 14 \
-  --json $OUT/verify-296.json > $OUT/verify-296.txt 2>&1
-echo "verify exit $? at $SECONDS s" >> $L
-grep -E "rungs:" $OUT/verify-296.txt | tail -1 >> $L
-grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-296.txt | head -10 >> $L
-gzip -f $OUT/verify-296.txt $OUT/verify-296.json
+verify_every_rung 296 ${END:-590}
 cat $L
 echo "total $SECONDS s"

@@ -12,3 +12,14 @@ mkdir -p $OUT
 L=$OUT/log-$1.txt
 echo "# Call $1 ($LADDER_COMMIT, a$1.sh) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)" > $L
 left() { local l=$(( $1 - SECONDS )); [ $l -lt 5 ] && l=5; echo $l; }
+# verify_every_rung N END: every verify rung of the six ops and the fixtures (1077 on call 283's
+# build) until second END of the call, into $OUT/verify-N.{txt,json}.gz, its tally and any
+# FAIL, UNRESOLVED or XPASS row into $L.
+verify_every_rung() {
+  timeout $(left $2) $B verify rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd \
+    --jobs 14 --json $OUT/verify-$1.json > $OUT/verify-$1.txt 2>&1
+  echo "verify exit $? at $SECONDS s" >> $L
+  grep -E "rungs:" $OUT/verify-$1.txt | tail -1 >> $L
+  grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-$1.txt | head -10 >> $L
+  gzip -f $OUT/verify-$1.txt $OUT/verify-$1.json
+}
