@@ -15,6 +15,7 @@
 #include "harness/cli/run_common.h"
 #include "harness/core/result.h"
 #include "harness/core/verdict.h"
+#include "harness/isolate/spawn.h"
 
 #include "tests/catch.h"
 #include "tests/cli_helpers.h"
@@ -85,14 +86,15 @@ TEST_CASE("a stop cuts a run short only where it left a rung or a case undone", 
   CHECK_FALSE(ladder::cli::stop_cut_run(whole, 2));
   // A planned rung without a result: cut.
   CHECK(ladder::cli::stop_cut_run(whole, 3));
-  // A rung the stop ended is UNRESOLVED "interrupted", or holds a case that is.
+  // A rung the stop ended is UNRESOLVED with the runner's evidence, or holds a case that is.
+  const std::string stopped = ladder::isolate::kInterruptedEvidence;
   auto cut = whole;
-  cut.push_back(rung(Verdict::Unresolved, "interrupted"));
+  cut.push_back(rung(Verdict::Unresolved, stopped));
   CHECK(ladder::cli::stop_cut_run(cut, 3));
   auto cut_case = whole;
   cut_case.push_back(rung(Verdict::Unresolved, "case 2 of 5: interrupted"));
   cut_case.back().cases.resize(1);
-  cut_case.back().cases[0].evidence = "interrupted";
+  cut_case.back().cases[0].evidence = stopped;
   CHECK(ladder::cli::stop_cut_run(cut_case, 3));
   // UNRESOLVED for another reason (the harness could not start a child) is not the stop's doing.
   auto other = whole;

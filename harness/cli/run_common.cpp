@@ -178,9 +178,11 @@ void run_and_print(const std::vector<Rung>& rungs, const CommonOptions& o, RunDo
   doc.toolchain = facts.facts;
   doc.toolchain.erase("type");
   doc.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  doc.interrupted = isolate::stop_requested() && stop_cut_run(doc.rungs, rungs.size());
+  // Read once: a signal landing between two reads would make the two fields disagree.
+  const bool stopped = isolate::stop_requested();
+  doc.interrupted = stopped && stop_cut_run(doc.rungs, rungs.size());
   doc.finished = !doc.interrupted;
-  if (isolate::stop_requested() && !doc.interrupted) doc.extra["stop_after_last_rung"] = true;
+  if (stopped && !doc.interrupted) doc.extra["stop_after_last_rung"] = true;
   if (runner.trace) {
     doc.extra["child_time_ms"] = trace.totals_ms();
     // Written after the rungs, interrupted or not: a trace of what ran is kept either way.
