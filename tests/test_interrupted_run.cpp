@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "harness/cli/run_common.h"
 #include "harness/core/result.h"
 #include "harness/core/verdict.h"
@@ -64,8 +66,13 @@ TEST_CASE("an interrupted run keeps the rungs that finished and says it was inte
   std::size_t finished = 0, interrupted = 0;
   for (const auto& r : doc.at("rungs")) {
     if (r.at("verdict") == "SKIPPED") ++finished;  // compiled, GPU stages skipped: a finished rung
-    else if (r.at("verdict") == "UNRESOLVED") ++interrupted;
-    else FAIL_CHECK("rung " << r.at("name") << " is " << r.at("verdict"));
+    else if (r.at("verdict") == "UNRESOLVED") {
+      ++interrupted;
+      // The cut rung says how far it got, in the runner's words.
+      const std::string evidence = r.at("evidence");
+      CHECK(ladder::isolate::is_interrupted_evidence(evidence));
+      CHECK(evidence.find(fmt::format(" of {} cases", r.at("cases_total").get<std::size_t>())) != std::string::npos);
+    } else FAIL_CHECK("rung " << r.at("name") << " is " << r.at("verdict"));
   }
   CHECK(finished >= 1);
   CHECK(finished < planned);  // the signal landed with rungs left
@@ -87,10 +94,17 @@ TEST_CASE("a stop cuts a run short only where it left a rung or a case undone", 
   // A planned rung without a result: cut.
   CHECK(ladder::cli::stop_cut_run(whole, 3));
   // A rung the stop ended is UNRESOLVED with the runner's evidence, or holds a case that is.
-  const std::string stopped = ladder::isolate::kInterruptedEvidence;
+  const std::string stopped{ladder::isolate::kInterruptedEvidence};
   auto cut = whole;
   cut.push_back(rung(Verdict::Unresolved, stopped));
   CHECK(ladder::cli::stop_cut_run(cut, 3));
+  auto cut_counted = whole;
+  cut_counted.push_back(rung(Verdict::Unresolved, stopped + " after 2 of 5 cases"));
+  CHECK(ladder::cli::stop_cut_run(cut_counted, 3));
+  // A word that merely begins like the runner's is someone else's evidence.
+  auto lookalike = whole;
+  lookalike.push_back(rung(Verdict::Unresolved, stopped + "_by_driver"));
+  CHECK_FALSE(ladder::cli::stop_cut_run(lookalike, 3));
   auto cut_case = whole;
   cut_case.push_back(rung(Verdict::Unresolved, "case 2 of 5: interrupted"));
   cut_case.back().cases.resize(1);

@@ -142,9 +142,9 @@ bool stop_cut_run(const std::vector<RungResult>& results, std::size_t planned) {
   if (results.size() < planned) return true;
   for (const RungResult& r : results) {
     if (r.verdict != Verdict::Unresolved) continue;
-    if (r.evidence == isolate::kInterruptedEvidence) return true;
+    if (isolate::is_interrupted_evidence(r.evidence)) return true;
     for (const CaseResult& c : r.cases)
-      if (c.evidence == isolate::kInterruptedEvidence) return true;
+      if (isolate::is_interrupted_evidence(c.evidence)) return true;
   }
   return false;
 }

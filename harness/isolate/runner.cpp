@@ -144,13 +144,13 @@ ChildFate classify_child_end(const ChildRun& run, double timeout_s) {
   } else if (run.timed_out_in_setup) {
     // Not the rung's fault: the driver never gave the child a context in time.
     f.unresolved = true;
-    f.evidence = stop_requested() ? kInterruptedEvidence
+    f.evidence = stop_requested() ? std::string(kInterruptedEvidence)
                                   : fmt::format("no context within {:g} s of the start; process group ended", run.setup_s);
   } else if (run.timed_out && stop_requested()) {
     // Ended because the run was stopped (SIGINT/SIGTERM), not for taking too long: the harness
     // cannot decide this rung, so it is UNRESOLVED, never a timeout FAIL.
     f.unresolved = true;
-    f.evidence = kInterruptedEvidence;
+    f.evidence = std::string(kInterruptedEvidence);
   } else if (run.timed_out) {
     f.failure = FailReason::Timeout;
     f.evidence = run.setup_s > 0 ? fmt::format("no result within {:g} s of the case's start; process group ended", timeout_s)
@@ -263,8 +263,11 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
     if (fate.failure == FailReason::Timeout) break;
     next = *current + 1;
   }
-  if (stop_requested() && rung_unresolved.empty() && r.cases.size() < r.cases_total)
-    rung_unresolved = kInterruptedEvidence;
+  // A rung the stop cut short says how far it got, so a user can tell a rung stopped in its
+  // last case from one that never began.
+  if (stop_requested() && r.cases.size() < r.cases_total &&
+      (rung_unresolved.empty() || rung_unresolved == kInterruptedEvidence))
+    rung_unresolved = fmt::format("{} after {} of {} cases", kInterruptedEvidence, r.cases.size(), r.cases_total);
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (opts.trace)
     opts.trace->add({rung.name, "rung", track, t0_us, t0_us + 1000 * r.wall_ms, {{"children", r.children}}});

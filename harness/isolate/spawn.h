@@ -2,6 +2,7 @@
 // it on timeout: SIGTERM to the whole group, then SIGKILL. No zombies are left behind.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -49,7 +50,13 @@ bool stop_requested();
 // Forgets a request_stop(): for tests that stop a run and then go on in the same process.
 void clear_stop();
 // The evidence of a rung or case that a stop ended (UNRESOLVED): the runner writes it, and
-// cli::stop_cut_run reads it to tell a run the stop cut short from one it came after.
-inline constexpr const char* kInterruptedEvidence = "interrupted";
+// cli::stop_cut_run reads it to tell a run the stop cut short from one it came after. A rung's
+// evidence goes on to say how far it got ("interrupted after 12 of 66 cases"), so readers match
+// it with is_interrupted_evidence.
+inline constexpr std::string_view kInterruptedEvidence = "interrupted";
+inline bool is_interrupted_evidence(std::string_view evidence) {
+  return evidence.substr(0, kInterruptedEvidence.size()) == kInterruptedEvidence &&
+         (evidence.size() == kInterruptedEvidence.size() || evidence[kInterruptedEvidence.size()] == ' ');
+}
 
 }  // namespace ladder::isolate
