@@ -265,8 +265,9 @@ RungResult run_rung(const Rung& rung, const RunnerOptions& opts, ToolchainFacts&
   }
   // A rung the stop cut short says how far it got, so a user can tell a rung stopped in its
   // last case from one that never began.
-  if (stop_requested() && r.cases.size() < r.cases_total &&
-      (rung_unresolved.empty() || rung_unresolved == kInterruptedEvidence))
+  const bool cut_short = rung_unresolved.empty() ? r.cases.size() < r.cases_total
+                                                 : rung_unresolved == kInterruptedEvidence;
+  if (stop_requested() && cut_short)
     rung_unresolved = fmt::format("{} after {} of {} cases", kInterruptedEvidence, r.cases.size(), r.cases_total);
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (opts.trace)
