@@ -55,8 +55,9 @@ void clear_stop();
 // it with is_interrupted_evidence.
 inline constexpr std::string_view kInterruptedEvidence = "interrupted";
 inline bool is_interrupted_evidence(std::string_view evidence) {
-  return evidence.substr(0, kInterruptedEvidence.size()) == kInterruptedEvidence &&
-         (evidence.size() == kInterruptedEvidence.size() || evidence[kInterruptedEvidence.size()] == ' ');
+  if (!evidence.starts_with(kInterruptedEvidence)) return false;
+  const std::string_view rest = evidence.substr(kInterruptedEvidence.size());
+  return rest.empty() || rest.front() == ' ';
 }
 
 }  // namespace ladder::isolate
