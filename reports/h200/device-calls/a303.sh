@@ -1,0 +1,28 @@
+#!/bin/bash
+# Call 303. On an H200 it runs call 296's program (the bench of record, the decode row's peers,
+# every verify rung until END). On any other card it gives the build that the stop-64 change made
+# (e62ece9: a cut rung's evidence says how far it got) its GPU evidence in about a minute: the
+# built-in ladders (probes/ladder.json and probes/selftest.json, every failure class red on
+# purpose) with the isolation overhead against bare context creation, then a verify cut by
+# SIGINT, whose JSON must keep the rungs that finished and count each cut rung's cases.
+# Carried: .device/ladder.xz (the checkout's build). Files go to $OUT.
+set -u
+card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+if [[ $card == *H200* ]]; then exec bash reports/h200/device-calls/a296.sh; fi
+source reports/h200/device-calls/call_env.sh 303
+export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-cand
+timeout 150 $B run --jobs 8 --measure-overhead 20 --json $OUT/run-303.json > $OUT/run-303.txt 2>&1
+echo "ladder run exit $? at $SECONDS s" >> $L
+grep -E "rungs:|overhead|context" $OUT/run-303.txt | tail -6 >> $L
+timeout -s INT 25 $B verify rmsnorm layernorm --jobs 6 --json $OUT/verify-cut-303.json > $OUT/verify-cut-303.txt 2>&1
+echo "verify cut by SIGINT after 25 s: exit $? at $SECONDS s" >> $L
+grep -E "rungs:|nterrupt" $OUT/verify-cut-303.txt | tail -3 >> $L
+python3 - $OUT/verify-cut-303.json >> $L 2>&1 <<'PY'
+import json, sys, collections
+doc = json.load(open(sys.argv[1]))
+rungs = doc["rungs"]
+print("JSON after the cut: interrupted", doc["interrupted"], "finished", doc["finished"], "|", len(rungs),
+      "rungs,", dict(collections.Counter(r["verdict"] for r in rungs)), "| counts", doc["counts"])
+PY
+cat $L
+echo "total $SECONDS s"
