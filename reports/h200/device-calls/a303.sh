@@ -11,18 +11,6 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 if [[ $card == *H200* ]]; then exec bash reports/h200/device-calls/a296.sh; fi
 source reports/h200/device-calls/call_env.sh 303
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-cand
-timeout 150 $B run --jobs 8 --measure-overhead 20 --json $OUT/run-303.json > $OUT/run-303.txt 2>&1
-echo "ladder run exit $? at $SECONDS s" >> $L
-grep -E "rungs:|overhead|context" $OUT/run-303.txt | tail -6 >> $L
-timeout -s INT 25 $B verify rmsnorm layernorm --jobs 6 --json $OUT/verify-cut-303.json > $OUT/verify-cut-303.txt 2>&1
-echo "verify cut by SIGINT after 25 s: exit $? at $SECONDS s" >> $L
-grep -E "rungs:|nterrupt" $OUT/verify-cut-303.txt | tail -3 >> $L
-python3 - $OUT/verify-cut-303.json >> $L 2>&1 <<'PY'
-import json, sys, collections
-doc = json.load(open(sys.argv[1]))
-rungs = doc["rungs"]
-print("JSON after the cut: interrupted", doc["interrupted"], "finished", doc["finished"], "|", len(rungs),
-      "rungs,", dict(collections.Counter(r["verdict"] for r in rungs)), "| counts", doc["counts"])
-PY
+ladders_and_cut 303
 cat $L
 echo "total $SECONDS s"
