@@ -1,5 +1,6 @@
 // The catalog: op names to planners, the list of specializations CI compiles, and where kernels/
-// lives. The planners themselves are in plan_forward.cpp and plan_backward.cpp.
+// lives. The planners themselves are in plan_forward.cpp, plan_backward.cpp and
+// plan_column_sum.cpp.
 #include "harness/kernels/catalog.h"
 
 #include <cstdlib>
