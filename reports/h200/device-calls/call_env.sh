@@ -23,22 +23,3 @@ verify_every_rung() {
   grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-$1.txt | head -10 >> $L
   gzip -f $OUT/verify-$1.txt $OUT/verify-$1.json
 }
-# ladders_and_cut N: the built-in ladders with the isolation overhead (median of 20 bare context
-# children) into $OUT/run-N.{txt,json}, then a verify of rmsnorm and layernorm cut by SIGINT after
-# 25 s into $OUT/verify-cut-N.{txt,json}, whose JSON must keep the rungs that finished; the
-# tallies into $L. Calls 297 and 303.
-ladders_and_cut() {
-  timeout 150 $B run --jobs 8 --measure-overhead 20 --json $OUT/run-$1.json > $OUT/run-$1.txt 2>&1
-  echo "ladder run exit $? at $SECONDS s" >> $L
-  grep -E "rungs:|overhead|context" $OUT/run-$1.txt | tail -6 >> $L
-  timeout -s INT 25 $B verify rmsnorm layernorm --jobs 6 --json $OUT/verify-cut-$1.json > $OUT/verify-cut-$1.txt 2>&1
-  echo "verify cut by SIGINT after 25 s: exit $? at $SECONDS s" >> $L
-  grep -E "rungs:|nterrupt" $OUT/verify-cut-$1.txt | tail -3 >> $L
-  python3 - $OUT/verify-cut-$1.json >> $L 2>&1 <<'PY'
-import json, sys, collections
-doc = json.load(open(sys.argv[1]))
-rungs = doc["rungs"]
-print("JSON after the cut: interrupted", doc["interrupted"], "finished", doc["finished"], "|", len(rungs),
-      "rungs,", dict(collections.Counter(r["verdict"] for r in rungs)), "| counts", doc["counts"])
-PY
-}
