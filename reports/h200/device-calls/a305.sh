@@ -1,0 +1,25 @@
+#!/bin/bash
+# Call 305, for a call with less device time left than a whole verify takes. On an H200 it runs
+# call 294's program (the bench of record first of what it times; the verify it ends with stops at
+# END). On any other card: every verify rung of the three backward ops, whose column reduce's
+# planner moved to plan_column_sum.cpp in round 59, until second BWD_END (default 330), then the
+# forward ops' until END (default 585). A rung the timeout cuts is kept UNRESOLVED with how far it
+# got; the rungs that finished keep their verdicts.
+# Carried: .device/ladder.xz (the checkout's build). Files go to $OUT.
+set -u
+card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+if [[ $card == *H200* ]]; then exec bash reports/h200/device-calls/a294.sh; fi
+source reports/h200/device-calls/call_env.sh 305
+export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-cand
+for part in bwd fwd; do
+  ops="rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd"; end=${BWD_END:-330}
+  [ $part = fwd ] && { ops="rmsnorm add_rmsnorm layernorm"; end=${END:-585}; }
+  timeout -s INT $(left $end) $B verify $ops --jobs 14 --json $OUT/verify-$part-305.json \
+    > $OUT/verify-$part-305.txt 2>&1
+  echo "verify ($part: $ops) exit $? at $SECONDS s" >> $L
+  grep -E "rungs:" $OUT/verify-$part-305.txt | tail -1 >> $L
+  grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-$part-305.txt | head -10 >> $L
+  gzip -f $OUT/verify-$part-305.txt $OUT/verify-$part-305.json
+done
+cat $L
+echo "total $SECONDS s"
