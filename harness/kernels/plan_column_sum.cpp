@@ -38,7 +38,7 @@ KernelLaunch column_sum_launch(const KernelLaunch& first, DType dt, const std::s
   return L;
 }
 
-// Two reduces of the same shape in one launch (column_sum_pair): LayerNorm's dgamma and dbeta.
+// The single reduce's geometry, with grid.y choosing which of the pair a block sums.
 KernelLaunch column_sum_pair_launch(const KernelLaunch& first, DType dt,
                                     const std::array<std::string, 2>& out,
                                     const std::array<std::string, 2>& partial, std::int64_t parts,
@@ -51,7 +51,6 @@ KernelLaunch column_sum_pair_launch(const KernelLaunch& first, DType dt,
   return L;
 }
 
-// pdl=auto|0: whether column_sum is launched programmatically after the backward kernel.
 bool read_programmatic(VariantReader& v) { return v.get("pdl", "auto", {"auto", "0"}) == "auto"; }
 
 // reduce=auto|launch|grid: the weight gradients' final reduce in a launch of its own

@@ -12,14 +12,20 @@ mkdir -p $OUT
 L=$OUT/log-$1.txt
 echo "# Call $1 ($LADDER_COMMIT, a$1.sh) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)" > $L
 left() { local l=$(( $1 - SECONDS )); [ $l -lt 5 ] && l=5; echo $l; }
-# verify_every_rung N END: every verify rung of the six ops and the fixtures (1077 on call 283's
-# build) until second END of the call, into $OUT/verify-N.{txt,json}.gz, its tally and any
-# FAIL, UNRESOLVED or XPASS row into $L.
+# verify_ops NAME END OP...: every verify rung of the ops named (their fixtures among them) until
+# second END of the call, stopped by SIGINT so that the finished rungs keep their verdicts and the
+# ones in flight are kept UNRESOLVED with how far they got. Writes $OUT/verify-NAME.{txt,json}.gz,
+# and the exit, the tally and any FAIL, UNRESOLVED or XPASS row into $L.
+verify_ops() {
+  local name=$1 end=$2; shift 2
+  timeout -s INT $(left $end) $B verify "$@" --jobs 14 --json $OUT/verify-$name.json \
+    > $OUT/verify-$name.txt 2>&1
+  echo "verify ($*) exit $? at $SECONDS s" >> $L
+  grep -E "rungs:" $OUT/verify-$name.txt | tail -1 >> $L
+  grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-$name.txt | head -10 >> $L
+  gzip -f $OUT/verify-$name.txt $OUT/verify-$name.json
+}
+# verify_every_rung N END: the six ops (1077 rungs on call 283's build) into $OUT/verify-N.*.
 verify_every_rung() {
-  timeout $(left $2) $B verify rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd \
-    --jobs 14 --json $OUT/verify-$1.json > $OUT/verify-$1.txt 2>&1
-  echo "verify exit $? at $SECONDS s" >> $L
-  grep -E "rungs:" $OUT/verify-$1.txt | tail -1 >> $L
-  grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-$1.txt | head -10 >> $L
-  gzip -f $OUT/verify-$1.txt $OUT/verify-$1.json
+  verify_ops $1 $2 rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd
 }
