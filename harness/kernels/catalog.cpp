@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "harness/kernels/plan_backward_readers.h"
 #include "harness/kernels/plan_builder.h"
 #include "harness/kernels/planners.h"
 #include "harness/kernels/row_geometry.h"

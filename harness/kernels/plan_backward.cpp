@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/kernels/plan_backward_readers.h"
 #include "harness/kernels/plan_builder.h"
 #include "harness/kernels/plan_column_sum.h"
 #include "harness/kernels/planners.h"

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/kernels/plan_backward_readers.h"
 #include "harness/kernels/plan_builder.h"
 
 namespace ladder::kernels::detail {

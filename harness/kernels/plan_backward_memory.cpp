@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "harness/kernels/plan_backward_readers.h"
 #include "harness/kernels/plan_builder.h"
 
 namespace ladder::kernels::detail {
