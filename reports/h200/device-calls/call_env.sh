@@ -15,14 +15,14 @@ left() { local l=$(( $1 - SECONDS )); [ $l -lt 5 ] && l=5; echo $l; }
 # verify_ops NAME END OP...: every verify rung of the ops named (their fixtures among them) until
 # second END of the call, stopped by SIGINT so that the finished rungs keep their verdicts and the
 # ones in flight are kept UNRESOLVED with how far they got. Writes $OUT/verify-NAME.{txt,json}.gz,
-# and the exit, the tally and any FAIL, UNRESOLVED or XPASS row into $L.
+# and the exit, the tally and any FAIL, UNRESOLVED or XPASS rung (not the tally again) into $L.
 verify_ops() {
   local name=$1 end=$2; shift 2
   timeout -s INT $(left $end) $B verify "$@" --jobs 14 --json $OUT/verify-$name.json \
     > $OUT/verify-$name.txt 2>&1
   echo "verify ($*) exit $? at $SECONDS s" >> $L
   grep -E "rungs:" $OUT/verify-$name.txt | tail -1 >> $L
-  grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-$name.txt | head -10 >> $L
+  grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-$name.txt | grep -v "rungs:" | head -10 >> $L
   gzip -f $OUT/verify-$name.txt $OUT/verify-$name.json
 }
 # verify_every_rung N END: the six ops (1077 rungs on call 283's build) into $OUT/verify-N.*.
