@@ -10,7 +10,7 @@ python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1])
 B=$PWD/.device/ladder
 mkdir -p $OUT
 L=$OUT/log-$1.txt
-echo "# Call $1 ($LADDER_COMMIT, a$1.sh) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)" > $L
+echo "# Call $1 ($LADDER_COMMIT, ${0##*/}) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)" > $L
 left() { local l=$(( $1 - SECONDS )); [ $l -lt 5 ] && l=5; echo $l; }
 # verify_ops NAME END OP...: every verify rung of the ops named (their fixtures among them) until
 # second END of the call, stopped by SIGINT so that the finished rungs keep their verdicts and the
