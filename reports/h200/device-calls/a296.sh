@@ -2,7 +2,8 @@
 # Call 296 (and later calls by CALL), for an H200, when too little device time is left for calls
 # 294 and 295: the bench of record (bench.json), the decode row's peers, then every verify rung of
 # the six ops and the fixtures (forward first) until END (default 590). On any other card it
-# prints the card and exits before anything runs. What it leaves out (the EARLY A/B, the CuPy blocks) is call 294's.
+# prints the card and exits before anything runs. What it leaves out (the EARLY A/B, the CuPy
+# blocks) is call 294's.
 # Carried: .device/ladder.xz (the checkout's build). Files go to $OUT.
 set -u
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
