@@ -1,0 +1,29 @@
+#!/bin/bash
+# Call 308. On an H200: call 296's program (the bench of record and the decode row's peers first,
+# then every verify rung until END). On any other card, compute-sanitizer over the current build
+# where its last runs are oldest: racecheck over every bf16 quick rung of layernorm_bwd (37: the
+# register, phase, bulk, cluster and grid-reduce builds and the column_sum pair) until RACE_END
+# (default 300), then memcheck with exact allocations (--bare-allocations, so that a read or write
+# just past a buffer is an error) over every bf16 quick rung of layernorm (49) until END
+# (default 560). Each is stopped by SIGINT, so a cut keeps what finished.
+# Carried: .device/ladder.xz (the checkout's build). Files go to $OUT.
+set -u
+card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+if [[ $card == *H200* ]]; then CALL=${CALL:-308} exec bash reports/h200/device-calls/a296.sh; fi
+source reports/h200/device-calls/call_env.sh 308
+export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-san
+sanitize() {  # sanitize TOOL NAME END VERIFY-ARGS...
+  local tool=$1 name=$2 end=$3; shift 3
+  timeout -s INT $(left $end) compute-sanitizer --tool $tool --target-processes all --print-limit 5 \
+    $B verify "$@" --dtype bf16 --quick --no-fixtures --jobs 14 --json $OUT/$name-308.json \
+    > $OUT/$name-308.txt 2>&1
+  echo "$tool ($*) exit $? at $SECONDS s" >> $L
+  { grep -E "RACECHECK SUMMARY|LEAK SUMMARY|Hazard|ERROR SUMMARY" $OUT/$name-308.txt | sort | uniq -c
+    grep -E "rungs:" $OUT/$name-308.txt | tail -1
+    grep -E " FAIL | UNRESOLVED | XPASS " $OUT/$name-308.txt | grep -v "rungs:" | head -5; } >> $L
+  gzip -f $OUT/$name-308.txt $OUT/$name-308.json
+}
+sanitize racecheck racecheck-ln-bwd ${RACE_END:-300} layernorm_bwd
+sanitize memcheck memcheck-ln ${END:-560} layernorm --bare-allocations
+cat $L
+echo "total $SECONDS s"
