@@ -1,10 +1,10 @@
 #!/bin/bash
 # Call 308. On an H200: call 296's program (the bench of record and the decode row's peers first,
 # then every verify rung until END). On any other card, compute-sanitizer over the current build
-# where its last runs are oldest: racecheck over every bf16 quick rung of layernorm_bwd (37: the
+# where its last runs are oldest: racecheck over every bf16 quick rung of layernorm_bwd (42: the
 # register, phase, bulk, cluster and grid-reduce builds and the column_sum pair) until RACE_END
 # (default 300), then memcheck with exact allocations (--bare-allocations, so that a read or write
-# just past a buffer is an error) over every bf16 quick rung of layernorm (49) until END
+# just past a buffer is an error) over every bf16 quick rung of layernorm (55) until END
 # (default 560). Each is stopped by SIGINT, so a cut keeps what finished.
 # Carried: .device/ladder.xz (the checkout's build). Files go to $OUT.
 set -u
