@@ -11,15 +11,7 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 if [[ $card == *H200* ]]; then exec bash reports/h200/device-calls/a296.sh; fi
 source reports/h200/device-calls/call_env.sh 305
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-cand
-for part in bwd fwd; do
-  ops="rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd"; end=${BWD_END:-330}
-  [ $part = fwd ] && { ops="rmsnorm add_rmsnorm layernorm"; end=${END:-585}; }
-  timeout -s INT $(left $end) $B verify $ops --jobs 14 --json $OUT/verify-$part-305.json \
-    > $OUT/verify-$part-305.txt 2>&1
-  echo "verify ($part: $ops) exit $? at $SECONDS s" >> $L
-  grep -E "rungs:" $OUT/verify-$part-305.txt | tail -1 >> $L
-  grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-$part-305.txt | head -10 >> $L
-  gzip -f $OUT/verify-$part-305.txt $OUT/verify-$part-305.json
-done
+verify_ops verify-bwd-305 ${BWD_END:-330} rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd
+verify_ops verify-fwd-305 ${END:-585} rmsnorm add_rmsnorm layernorm
 cat $L
 echo "total $SECONDS s"

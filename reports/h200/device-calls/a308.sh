@@ -12,18 +12,10 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 if [[ $card == *H200* ]]; then CALL=${CALL:-308} exec bash reports/h200/device-calls/a296.sh; fi
 source reports/h200/device-calls/call_env.sh 308
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-san
-sanitize() {  # sanitize TOOL NAME END VERIFY-ARGS...
-  local tool=$1 name=$2 end=$3; shift 3
-  timeout -s INT $(left $end) compute-sanitizer --tool $tool --target-processes all --print-limit 5 \
-    $B verify "$@" --dtype bf16 --quick --no-fixtures --jobs 14 --json $OUT/$name-308.json \
-    > $OUT/$name-308.txt 2>&1
-  echo "$tool ($*) exit $? at $SECONDS s" >> $L
-  { grep -E "RACECHECK SUMMARY|LEAK SUMMARY|Hazard|ERROR SUMMARY" $OUT/$name-308.txt | sort | uniq -c
-    grep -E "rungs:" $OUT/$name-308.txt | tail -1
-    grep -E " FAIL | UNRESOLVED | XPASS " $OUT/$name-308.txt | grep -v "rungs:" | head -5; } >> $L
-  gzip -f $OUT/$name-308.txt $OUT/$name-308.json
-}
-sanitize racecheck racecheck-ln-bwd ${RACE_END:-300} layernorm_bwd
-sanitize memcheck memcheck-ln ${END:-560} layernorm --bare-allocations
+san="compute-sanitizer --target-processes all --print-limit 5 --tool"
+VERIFY_UNDER="$san racecheck" verify_ops racecheck-ln-bwd-308 ${RACE_END:-300} layernorm_bwd \
+  --dtype bf16 --quick --no-fixtures
+VERIFY_UNDER="$san memcheck" verify_ops memcheck-ln-308 ${END:-560} layernorm --bare-allocations \
+  --dtype bf16 --quick --no-fixtures
 cat $L
 echo "total $SECONDS s"

@@ -12,20 +12,23 @@ mkdir -p $OUT
 L=$OUT/log-$1.txt
 echo "# Call $1 ($LADDER_COMMIT, ${0##*/}) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)" > $L
 left() { local l=$(( $1 - SECONDS )); [ $l -lt 5 ] && l=5; echo $l; }
-# verify_ops NAME END OP...: every verify rung of the ops named (their fixtures among them) until
-# second END of the call, stopped by SIGINT so that the finished rungs keep their verdicts and the
-# ones in flight are kept UNRESOLVED with how far they got. Writes $OUT/verify-NAME.{txt,json}.gz,
-# and the exit, the tally and any FAIL, UNRESOLVED or XPASS rung (not the tally again) into $L.
+# verify_ops NAME END VERIFY-ARG...: `ladder verify VERIFY-ARG...` until second END of the call,
+# stopped by SIGINT so that the finished rungs keep their verdicts and the ones in flight are kept
+# UNRESOLVED with how far they got; under VERIFY_UNDER where set (a compute-sanitizer command line).
+# Writes $OUT/NAME.{txt,json}.gz, and into $L the exit, the tally, any sanitizer summary or hazard
+# line and any FAIL, UNRESOLVED or XPASS rung (not the tally again).
 verify_ops() {
   local name=$1 end=$2; shift 2
-  timeout -s INT $(left $end) $B verify "$@" --jobs 14 --json $OUT/verify-$name.json \
-    > $OUT/verify-$name.txt 2>&1
-  echo "verify ($*) exit $? at $SECONDS s" >> $L
-  grep -E "rungs:" $OUT/verify-$name.txt | tail -1 >> $L
-  grep -E " FAIL | UNRESOLVED | XPASS " $OUT/verify-$name.txt | grep -v "rungs:" | head -10 >> $L
-  gzip -f $OUT/verify-$name.txt $OUT/verify-$name.json
+  timeout -s INT $(left $end) ${VERIFY_UNDER:-} $B verify "$@" --jobs 14 --json $OUT/$name.json \
+    > $OUT/$name.txt 2>&1
+  local rc=$?
+  echo "${VERIFY_UNDER:+$VERIFY_UNDER: }verify ($*) exit $rc at $SECONDS s" >> $L
+  { grep -E "RACECHECK SUMMARY|LEAK SUMMARY|Hazard|ERROR SUMMARY" $OUT/$name.txt | sort | uniq -c
+    grep -E "rungs:" $OUT/$name.txt | tail -1
+    grep -E " FAIL | UNRESOLVED | XPASS " $OUT/$name.txt | grep -v "rungs:" | head -10; } >> $L
+  gzip -f $OUT/$name.txt $OUT/$name.json
 }
 # verify_every_rung N END: the six ops (1077 rungs on call 283's build) into $OUT/verify-N.*.
 verify_every_rung() {
-  verify_ops $1 $2 rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd
+  verify_ops verify-$1 $2 rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd
 }
