@@ -12,22 +12,36 @@ mkdir -p $OUT
 L=$OUT/log-$1.txt
 echo "# Call $1 ($LADDER_COMMIT, ${0##*/}) on $card, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)" > $L
 left() { local l=$(( $1 - SECONDS )); [ $l -lt 5 ] && l=5; echo $l; }
-# verify_ops NAME END VERIFY-ARG...: `ladder verify VERIFY-ARG...` until second END of the call,
-# stopped by SIGINT so that the finished rungs keep their verdicts and the ones in flight are kept
-# UNRESOLVED with how far they got; under VERIFY_UNDER where set (a compute-sanitizer command line).
-# Writes $OUT/NAME.{txt,json}.gz, and into $L the exit, the tally, any sanitizer summary or hazard
-# line and any FAIL, UNRESOLVED or XPASS rung (not the tally again).
-verify_ops() {
-  local name=$1 end=$2; shift 2
-  timeout -s INT $(left $end) ${VERIFY_UNDER:-} $B verify "$@" --jobs 14 --json $OUT/$name.json \
-    > $OUT/$name.txt 2>&1
+# ladder_ops NAME END ARG...: `ladder ARG...` (a verify, or a run of a written ladder) until second
+# END of the call, under VERIFY_UNDER where set (a compute-sanitizer command line). A cut sends
+# SIGINT to the runner itself (the oldest process of the build), not to a sanitizer in front of it:
+# the runner then ends its rungs, keeps the finished ones' verdicts and the ones in flight as
+# UNRESOLVED with how far they got, and writes its last JSON and tally; the sanitizer then prints
+# its summary. Whatever still runs 15 s after the cut is killed. Writes $OUT/NAME.{txt,json}.gz, and
+# into $L the exit, whether it was cut, the tally, any sanitizer summary or hazard line and any
+# FAIL, UNRESOLVED or XPASS rung (not the tally again).
+ladder_ops() {
+  local name=$1 stop=$(( SECONDS + $(left $2) )) cut=""; shift 2
+  ${VERIFY_UNDER:-} $B "$@" --jobs 14 --json $OUT/$name.json > $OUT/$name.txt 2>&1 &
+  local pid=$!
+  while kill -0 $pid 2>/dev/null && (( SECONDS < stop )); do sleep 1; done
+  if kill -0 $pid 2>/dev/null; then
+    cut=", cut by SIGINT to the runner at $SECONDS s"
+    pkill -INT -o -f "^$B "
+    stop=$(( SECONDS + 15 ))
+    while kill -0 $pid 2>/dev/null && (( SECONDS < stop )); do sleep 1; done
+    kill -0 $pid 2>/dev/null && { cut+=", killed at $SECONDS s"; pkill -KILL -f "^$B "; kill -KILL $pid; }
+  fi
+  wait $pid
   local rc=$?
-  echo "${VERIFY_UNDER:+$VERIFY_UNDER: }verify ($*) exit $rc at $SECONDS s" >> $L
+  echo "${VERIFY_UNDER:+$VERIFY_UNDER: }$1 (${*:2}) exit $rc$cut, done at $SECONDS s" >> $L
   { grep -E "RACECHECK SUMMARY|LEAK SUMMARY|Hazard|ERROR SUMMARY" $OUT/$name.txt | sort | uniq -c
     grep -E "rungs:" $OUT/$name.txt | tail -1
     grep -E " FAIL | UNRESOLVED | XPASS " $OUT/$name.txt | grep -v "rungs:" | head -10; } >> $L
   gzip -f $OUT/$name.txt $OUT/$name.json
 }
+# verify_ops NAME END VERIFY-ARG...: ladder_ops of `ladder verify VERIFY-ARG...`.
+verify_ops() { local name=$1 end=$2; shift 2; ladder_ops $name $end verify "$@"; }
 # verify_every_rung N END: the six ops (1077 rungs on call 283's build) into $OUT/verify-N.*.
 verify_every_rung() {
   verify_ops verify-$1 $2 rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd
