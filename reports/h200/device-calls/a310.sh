@@ -14,17 +14,8 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 if [[ $card == *H200* ]]; then CALL=$n exec bash reports/h200/device-calls/a306.sh; fi
 source reports/h200/device-calls/call_env.sh $n
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-san
-san="compute-sanitizer --target-processes all --print-limit 5 --tool"
-quick="layernorm_bwd --dtype bf16 --quick --no-fixtures"
-$B verify $quick --write-ladder $OUT/ln-bwd-bf16-quick-$n.json >> $L 2>&1
-left_in_flight=()
-for r in schedule_bulk schedule_bulk_stats_recompute schedule_bulk_strided_odd \
-    pdl_0_schedule_bulk_stats_recompute_strided_odd bulk_grid_3_schedule_bulk \
-    bulk_grid_3_bulk_stages_1_schedule_bulk_stats_recompute reduce_grid_schedule_bulk \
-    reduce_grid_schedule_bulk_stats_recompute_strided_odd bulk_grid_3_reduce_grid_schedule_bulk \
-    eps_large; do left_in_flight+=(layernorm_bwd_bf16_$r); done
-VERIFY_UNDER="$san racecheck" ladder_ops racecheck-ln-bwd-$n ${RACE_END:-400} run \
-  --ladder $OUT/ln-bwd-bf16-quick-$n.json "${left_in_flight[@]}"
-VERIFY_UNDER="$san memcheck" verify_ops memcheck-ln-bwd-$n ${END:-570} $quick --bare-allocations
+racecheck_ln_bwd_left $n ${RACE_END:-400}
+VERIFY_UNDER="compute-sanitizer --target-processes all --print-limit 5 --tool memcheck" \
+  verify_ops memcheck-ln-bwd-$n ${END:-570} layernorm_bwd --dtype bf16 --quick --no-fixtures --bare-allocations
 cat $L
 echo "total $SECONDS s"

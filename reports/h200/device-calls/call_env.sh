@@ -46,3 +46,19 @@ verify_ops() { local name=$1 end=$2; shift 2; ladder_ops $name $end verify "$@";
 verify_every_rung() {
   verify_ops verify-$1 $2 rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd
 }
+# racecheck_ln_bwd_left N END: racecheck over the 10 bf16 quick rungs of layernorm_bwd that call
+# 308's cut left in flight (its schedule=bulk and reduce_grid builds and eps_large), run from the
+# verify's own rungs written as a ladder ($OUT/ln-bwd-bf16-quick-N.json), into
+# $OUT/racecheck-ln-bwd-N.*, until END.
+racecheck_ln_bwd_left() {
+  local n=$1 end=$2 r rungs=()
+  $B verify layernorm_bwd --dtype bf16 --quick --no-fixtures \
+    --write-ladder $OUT/ln-bwd-bf16-quick-$n.json >> $L 2>&1
+  for r in schedule_bulk schedule_bulk_stats_recompute schedule_bulk_strided_odd \
+      pdl_0_schedule_bulk_stats_recompute_strided_odd bulk_grid_3_schedule_bulk \
+      bulk_grid_3_bulk_stages_1_schedule_bulk_stats_recompute reduce_grid_schedule_bulk \
+      reduce_grid_schedule_bulk_stats_recompute_strided_odd bulk_grid_3_reduce_grid_schedule_bulk \
+      eps_large; do rungs+=(layernorm_bwd_bf16_$r); done
+  VERIFY_UNDER="compute-sanitizer --target-processes all --print-limit 5 --tool racecheck" \
+    ladder_ops racecheck-ln-bwd-$n $end run --ladder $OUT/ln-bwd-bf16-quick-$n.json "${rungs[@]}"
+}
