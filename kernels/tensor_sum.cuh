@@ -1,5 +1,5 @@
-// A 16-bit row's sum by the tensor cores, for the first pass of the streamed LayerNorm
-// (layernorm_loop.cuh): there the SMs' issue rate, not the bytes, holds the 16-bit rows on the
+// A 16-bit row's sum by the tensor cores, for the first pass of the streamed and held LayerNorm
+// (layernorm_loop.cuh, held_row.cuh): there the SMs' issue rate, not the bytes, holds the 16-bit rows on the
 // H200, and the sum by unpacking and adding took two instructions an element of about twelve.
 // Each 16-byte chunk (eight 16-bit values) is one thread's A fragment of an m16n8k16 mma whose B
 // is all ones, so D accumulates in fp32 the sums of A's sixteen rows, each repeated across D's
@@ -20,6 +20,7 @@ template <> constexpr bool kIsBfloat16<__nv_bfloat16> = true;
 // c += chunk . ones (m16n8k16, fp32 accumulators), every lane of the warp at once.
 template <typename T>
 __device__ __forceinline__ void mma_chunk_sum(float (&c)[4], const uint4& a) {
+  static_assert(sizeof(T) == 2, "16-bit chunks");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   if constexpr (kIsBfloat16<T>) {
     constexpr unsigned kOnes = 0x3F803F80u;  // two bf16 1.0
@@ -66,6 +67,29 @@ __device__ __forceinline__ float tensor_unit_sum(const T* row, int units, unsign
       if (k + j < rounds) mma_chunk_sum<T>(c, u[j]);  // the same for the whole block
   }
   return (c[0] + c[1] + c[2] + c[3]) * 0.125f;
+}
+
+// This thread's share of the sum of a row held in registers (held_row.cuh: HOLD chunks, zeros
+// past the row): 16-bit by the same mma (every thread of the block holds HOLD chunks), fp32 by
+// adding its values.
+template <typename T, int HOLD>
+__device__ __forceinline__ float tensor_held_sum(const uint4 (&held)[HOLD]) {
+  if constexpr (sizeof(T) == 2) {
+    float c[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+    for (int k = 0; k < HOLD; ++k) mma_chunk_sum<T>(c, held[k]);
+    return (c[0] + c[1] + c[2] + c[3]) * 0.125f;
+  } else {
+    float acc = 0.f;
+#pragma unroll
+    for (int k = 0; k < HOLD; ++k) {
+      float v[Elem<T>::kVec];
+      Elem<T>::unpack(held[k], v);
+#pragma unroll
+      for (int e = 0; e < Elem<T>::kVec; ++e) acc += v[e];
+    }
+    return acc;
+  }
 }
 
 }  // namespace norm

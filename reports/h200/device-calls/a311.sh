@@ -1,9 +1,9 @@
 #!/bin/bash
-# Call 311 (and later calls by CALL): the streamed LayerNorm's first-pass sum by the tensor cores
-# (kernels/tensor_sum.cuh, patches/tensor-sum.patch) against the unpacked sum it replaces (the
-# checkout's kernels with that patch reversed), at the 16-bit rows it serves (16384x4096,
-# 8192x8192, 4096x16384; 65536x1024, held rows the patch leaves alone, as the control), bf16 and
-# f16, cold, arms interleaved.
+# Call 311 (and later calls by CALL): the streamed and held LayerNorm's first-pass sum by the
+# tensor cores (kernels/tensor_sum.cuh, patches/tensor-sum.patch) against the unpacked sum it
+# replaces (the checkout's kernels with that patch reversed), at the 16-bit rows auto gives those
+# kernels (16384x4096, 8192x8192, 4096x16384 streamed; 65536x1024 held), bf16 and f16, cold,
+# arms interleaved.
 # - On an H200: two rounds on the whole GPU, then call 296's program (the bench of record on the
 #   checkout's kernels, the decode row's peers, every verify rung until END).
 # - On any other card: the patched kernels' LayerNorm verify (every rung, fp32 too), then two
