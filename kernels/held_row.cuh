@@ -16,7 +16,6 @@
 #pragma once
 #include "norm_common.cuh"
 #include "stream_row.cuh"
-#include "tensor_sum.cuh"
 
 namespace ladder {
 namespace norm {
@@ -114,9 +113,8 @@ __device__ __forceinline__ void layernorm_held_rows(T* y, const T* x, const T* g
   const int units = d / kVec;
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     uint4 held[HOLD];
-    hold_row<HOLD, THREADS>(reinterpret_cast<const uint4*>(x + row * static_cast<long long>(x_stride)), units,
-                            held);
-    float acc[1] = {tensor_held_sum<T, HOLD>(held)};  // 16-bit: by the tensor cores
+    float acc[1] = {hold_row_sum<T, HOLD, THREADS>(x + row * static_cast<long long>(x_stride), units, held,
+                                                   [](float acc, float v) { return acc + v; })};
     acc[0] = stream_block_sum<THREADS>(acc[0], scratch, 0);
     const float mu = mean_of(acc[0], d);
     acc[0] = 0.f;

@@ -13,7 +13,6 @@
 #include "norm_common.cuh"
 #include "held_row.cuh"
 #include "stream_row.cuh"
-#include "tensor_sum.cuh"
 
 namespace ladder {
 namespace norm {
@@ -73,14 +72,10 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
     float mu, var;
     if constexpr (PASSES == 3) {
       float acc[1] = {0.f};
-      if constexpr (sizeof(T) == 2 && KIND != LoopLaunch::Elements) {
-        acc[0] = tensor_unit_sum<T, THREADS>(xr, units, keep);  // the 16-byte path's sum
-      } else {
-        for_thread_units<T, THREADS, false>(xr, fast, units, keep, [&](const float(&v)[kVec], int) {
+      for_thread_units<T, THREADS, false>(xr, fast, units, keep, [&](const float(&v)[kVec], int) {
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) acc[0] += v[e];
-        });
-      }
+        for (int e = 0; e < kVec; ++e) acc[0] += v[e];
+      });
       acc[0] = block_sum(acc[0], 0);
       mu = mean_of(acc[0], d);
       acc[0] = 0.f;
