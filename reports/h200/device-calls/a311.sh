@@ -1,7 +1,7 @@
 #!/bin/bash
 # Call 311 (and later calls by CALL): the streamed and held LayerNorm's first-pass sum by the
 # tensor cores (kernels/tensor_sum.cuh, patches/tensor-sum.patch) against the unpacked sum it
-# replaces (the checkout's kernels with that patch reversed), at the 16-bit rows auto gives those
+# replaces (the same kernels without it), at the 16-bit rows auto gives those
 # kernels (16384x4096, 8192x8192, 4096x16384 streamed; 65536x1024 held), bf16 and f16, cold,
 # arms interleaved.
 # - On an H200: two rounds on the whole GPU, then call 296's program (the bench of record on the
@@ -17,13 +17,22 @@ R=$PWD
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 source reports/h200/device-calls/call_env.sh $n
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-cand
-rm -rf /tmp/k-alu && cp -r kernels /tmp/k-alu && (cd /tmp/k-alu && patch -s -R -p2 < $R/reports/h200/device-calls/patches/tensor-sum.patch) \
-  && echo "tensor-sum.patch reversed for the unpacked-sum tree" >> $L || echo "tensor-sum.patch did not reverse" >> $L
+# Both arms' trees: as call 311 ran (e3da396) the checkout had the patch and the unpacked-sum tree
+# reversed it; main has not had it since, so a later run applies it for the tensor-core tree.
+P=$R/reports/h200/device-calls/patches/tensor-sum.patch
+rm -rf /tmp/k-alu /tmp/k-tensor && cp -r kernels /tmp/k-alu && cp -r kernels /tmp/k-tensor
+if [ -f kernels/tensor_sum.cuh ]; then
+  (cd /tmp/k-alu && patch -s -R -p2 < $P) && echo "tensor-sum.patch reversed for the unpacked-sum tree" >> $L \
+    || echo "tensor-sum.patch did not reverse" >> $L
+else
+  (cd /tmp/k-tensor && patch -s -p2 < $P) && echo "tensor-sum.patch applied for the tensor-core tree" >> $L \
+    || echo "tensor-sum.patch did not apply" >> $L
+fi
 S="--shape 16384x4096 --shape 8192x8192 --shape 4096x16384 --shape 65536x1024"
 ab() { # tag rounds
   for rep in $(seq 1 $2); do
     for arm in tensor alu; do
-      kd=$R/kernels; [ $arm = alu ] && kd=/tmp/k-alu
+      kd=/tmp/k-$arm
       for dt in bf16 f16; do
         LADDER_KERNELS_DIR=$kd LADDER_CACHE_DIR=/tmp/lc-$arm timeout 90 $B bench layernorm --dtype $dt $S \
           --json $OUT/ab-$1-$arm-$dt-$rep.json 2>&1 | grep -E " ladder |rror" | sed "s/^/[$1 $arm] /"
@@ -65,7 +74,7 @@ if [[ $card == *H200* ]]; then
   CALL=${n}b bash reports/h200/device-calls/a296.sh  # its own log (log-${n}b.txt)
   exit 0
 fi
-verify_ops verify-ln-$n 150 layernorm
+LADDER_KERNELS_DIR=/tmp/k-tensor verify_ops verify-ln-$n 150 layernorm
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
 mkdir -p /tmp/mps /tmp/mpslog
 nvidia-cuda-mps-control -d && echo "MPS started" >> $L
