@@ -12,10 +12,9 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 if [[ $card == *H200* ]]; then CALL=${CALL:-308} exec bash reports/h200/device-calls/a296.sh; fi
 source reports/h200/device-calls/call_env.sh 308
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-san
-san="compute-sanitizer --target-processes all --print-limit 5 --tool"
-VERIFY_UNDER="$san racecheck" verify_ops racecheck-ln-bwd-308 ${RACE_END:-300} layernorm_bwd \
+VERIFY_UNDER="$sanitizer racecheck" verify_ops racecheck-ln-bwd-308 ${RACE_END:-300} layernorm_bwd \
   --dtype bf16 --quick --no-fixtures
-VERIFY_UNDER="$san memcheck" verify_ops memcheck-ln-308 ${END:-560} layernorm --bare-allocations \
+VERIFY_UNDER="$sanitizer memcheck" verify_ops memcheck-ln-308 ${END:-560} layernorm --bare-allocations \
   --dtype bf16 --quick --no-fixtures
 cat $L
 echo "total $SECONDS s"

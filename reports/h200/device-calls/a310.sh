@@ -15,7 +15,7 @@ if [[ $card == *H200* ]]; then CALL=$n exec bash reports/h200/device-calls/a306.
 source reports/h200/device-calls/call_env.sh $n
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-san
 racecheck_ln_bwd_left $n ${RACE_END:-400}
-VERIFY_UNDER="compute-sanitizer --target-processes all --print-limit 5 --tool memcheck" \
-  verify_ops memcheck-ln-bwd-$n ${END:-570} layernorm_bwd --dtype bf16 --quick --no-fixtures --bare-allocations
+VERIFY_UNDER="$sanitizer memcheck" verify_ops memcheck-ln-bwd-$n ${END:-570} layernorm_bwd \
+  --dtype bf16 --quick --no-fixtures --bare-allocations
 cat $L
 echo "total $SECONDS s"

@@ -29,48 +29,31 @@ else
     || echo "tensor-sum.patch did not apply" >> $L
 fi
 S="--shape 16384x4096 --shape 8192x8192 --shape 4096x16384 --shape 65536x1024"
-ab() { # tag rounds
+# ab TAG ROUNDS: each arm's bench, ROUNDS times, into $OUT/ab-ARMTAG-DTYPE-ROUND.json (ARMTAG the
+# tree ab_summary.py reads: alu70, tensor70, alufull, tensorfull).
+ab() {
   for rep in $(seq 1 $2); do
     for arm in tensor alu; do
-      kd=/tmp/k-$arm
       for dt in bf16 f16; do
-        LADDER_KERNELS_DIR=$kd LADDER_CACHE_DIR=/tmp/lc-$arm timeout 90 $B bench layernorm --dtype $dt $S \
-          --json $OUT/ab-$1-$arm-$dt-$rep.json 2>&1 | grep -E " ladder |rror" | sed "s/^/[$1 $arm] /"
+        LADDER_KERNELS_DIR=/tmp/k-$arm LADDER_CACHE_DIR=/tmp/lc-$arm timeout 90 $B bench layernorm --dtype $dt $S \
+          --json $OUT/ab-$arm$1-$dt-$rep.json 2>&1 | grep -E " ladder |rror" | sed "s/^/[$1 $arm] /"
       done
     done
     echo "$1 round $rep done at $SECONDS s"
   done >> $OUT/ab-$n.txt
   echo "A/B $1 ($2 rounds) done at $SECONDS s" >> $L
 }
+# summary TAG...: each tag's table (tensorTAG against aluTAG) into $OUT/ab-summary-N.txt and $L.
 summary() {
-  python3 - $OUT > $OUT/ab-summary-$n.txt <<'PY'
-import glob, json, os, statistics, sys
-out = sys.argv[1]
-runs = {}
-for f in glob.glob(os.path.join(out, "ab-*-*-*-*.json")):
-    _, tag, arm, dt, rep = os.path.basename(f)[:-5].split("-")
-    doc = json.load(open(f))
-    for r in doc["results"]:
-        if r.get("impl") != "ladder" or "error" in r: continue
-        runs.setdefault((tag, dt, f"{r['rows']}x{r['d']}"), {}).setdefault(arm, []).append(
-            (r["cold_us"], r.get("fraction_of_ceiling") or r.get("ceiling_fraction")))
-print("LayerNorm cold us by round, tensor-core sum against the unpacked sum (ratio tensor/alu)")
-for key in sorted(runs):
-    arms = runs[key]
-    line = f"{key[0]:6s} {key[1]:5s} {key[2]:11s}"
-    for arm in ("tensor", "alu"):
-        xs = [u for u, _ in arms.get(arm, [])]
-        line += f"  {arm} {'/'.join(f'{x:.2f}' for x in xs)}"
-    if arms.get("tensor") and arms.get("alu"):
-        line += f"  ratio {statistics.mean(u for u, _ in arms['tensor']) / statistics.mean(u for u, _ in arms['alu']):.4f}"
-    print(line)
-PY
+  local tag
+  for tag in "$@"; do python3 reports/h200/device-calls/ab_summary.py $OUT alu$tag tensor$tag; done \
+    > $OUT/ab-summary-$n.txt
   cat $OUT/ab-summary-$n.txt >> $L
-  (cd $OUT && tar czf /tmp/ab.tgz ab-*-*-*-*.json && rm -f ab-*-*-*-*.json && mv /tmp/ab.tgz ab-$n.tgz)
+  (cd $OUT && tar czf /tmp/ab.tgz ab-*-*-*.json && rm -f ab-*-*-*.json && mv /tmp/ab.tgz ab-$n.tgz)
 }
 if [[ $card == *H200* ]]; then
   ab full 2
-  summary
+  summary full
   CALL=${n}b bash reports/h200/device-calls/a296.sh  # its own log (log-${n}b.txt)
   exit 0
 fi
@@ -78,11 +61,11 @@ LADDER_KERNELS_DIR=/tmp/k-tensor verify_ops verify-ln-$n 150 layernorm
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
 mkdir -p /tmp/mps /tmp/mpslog
 nvidia-cuda-mps-control -d && echo "MPS started" >> $L
-CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=70 ab mps70 2
+CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=70 ab 70 2
 echo quit | nvidia-cuda-mps-control; sleep 2
 unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 ab full 1
-summary
+summary 70 full
 # What a310.sh racechecks on this card, with the time left.
 LADDER_CACHE_DIR=/tmp/lc-san racecheck_ln_bwd_left $n ${END:-570}
 cat $L

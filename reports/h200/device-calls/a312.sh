@@ -7,7 +7,7 @@ set -u
 n=${CALL:-312}
 source reports/h200/device-calls/call_env.sh $n
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-san
-VERIFY_UNDER="compute-sanitizer --target-processes all --print-limit 5 --tool memcheck" \
-  verify_ops memcheck-ln-bwd-$n ${END:-330} layernorm_bwd --dtype bf16 --quick --no-fixtures --bare-allocations
+VERIFY_UNDER="$sanitizer memcheck" verify_ops memcheck-ln-bwd-$n ${END:-330} layernorm_bwd \
+  --dtype bf16 --quick --no-fixtures --bare-allocations
 cat $L
 echo "total $SECONDS s"

@@ -8,10 +8,9 @@ set -u
 n=${CALL:-313}
 source reports/h200/device-calls/call_env.sh $n
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-san
-san="compute-sanitizer --target-processes all --print-limit 5 --tool"
-VERIFY_UNDER="$san memcheck" verify_ops memcheck-rms-$n ${MEM_END:-200} rmsnorm add_rmsnorm \
+VERIFY_UNDER="$sanitizer memcheck" verify_ops memcheck-rms-$n ${MEM_END:-200} rmsnorm add_rmsnorm \
   --dtype bf16 --quick --no-fixtures --bare-allocations
-VERIFY_UNDER="$san racecheck" verify_ops racecheck-rms-$n ${END:-420} rmsnorm add_rmsnorm \
+VERIFY_UNDER="$sanitizer racecheck" verify_ops racecheck-rms-$n ${END:-420} rmsnorm add_rmsnorm \
   --dtype bf16 --quick --no-fixtures
 cat $L
 echo "total $SECONDS s"

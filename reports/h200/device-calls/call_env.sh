@@ -40,6 +40,9 @@ ladder_ops() {
     grep -E " FAIL | UNRESOLVED | XPASS " $OUT/$name.txt | grep -v "rungs:" | head -10; } >> $L
   gzip -f $OUT/$name.txt $OUT/$name.json
 }
+# The compute-sanitizer command line that VERIFY_UNDER takes, less the tool's name:
+# VERIFY_UNDER="$sanitizer racecheck" (or memcheck); every process the runner starts is checked.
+sanitizer="compute-sanitizer --target-processes all --print-limit 5 --tool"
 # verify_ops NAME END VERIFY-ARG...: ladder_ops of `ladder verify VERIFY-ARG...`.
 verify_ops() { local name=$1 end=$2; shift 2; ladder_ops $name $end verify "$@"; }
 # verify_every_rung N END: the six ops (1077 rungs on call 283's build) into $OUT/verify-N.*.
@@ -59,6 +62,6 @@ racecheck_ln_bwd_left() {
       bulk_grid_3_bulk_stages_1_schedule_bulk_stats_recompute reduce_grid_schedule_bulk \
       reduce_grid_schedule_bulk_stats_recompute_strided_odd bulk_grid_3_reduce_grid_schedule_bulk \
       eps_large; do rungs+=(layernorm_bwd_bf16_$r); done
-  VERIFY_UNDER="compute-sanitizer --target-processes all --print-limit 5 --tool racecheck" \
-    ladder_ops racecheck-ln-bwd-$n $end run --ladder $OUT/ln-bwd-bf16-quick-$n.json "${rungs[@]}"
+  VERIFY_UNDER="$sanitizer racecheck" ladder_ops racecheck-ln-bwd-$n $end \
+    run --ladder $OUT/ln-bwd-bf16-quick-$n.json "${rungs[@]}"
 }
