@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""cut_check.py RUN.json[.gz] LOG.txt[.gz]: whether a run cut by SIGINT kept what it should.
+
+The runner's last JSON must say interrupted and not finished; each rung must carry a final
+verdict, or be UNRESOLVED with evidence that starts "interrupted" (the runner's own words for a
+rung the signal cut short, isolate/spawn.h); at least one rung must have finished; counts must
+agree with the rungs; the log must hold the runner's tally ("N rungs: ...") and, where the run
+was under compute-sanitizer, its summary line. Prints one line a finding; exit 1 if any fails.
+"""
+import gzip
+import json
+import sys
+
+
+def read_text(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", errors="replace") as f:
+        return f.read()
+
+
+def main(json_path, log_path):
+    problems, notes = [], []
+    doc = json.loads(read_text(json_path))
+    log = read_text(log_path)
+    if doc.get("interrupted") is not True:
+        problems.append("the JSON does not say interrupted")
+    if doc.get("finished") is not False:
+        problems.append("the JSON says finished")
+    rungs = doc.get("rungs", [])
+    tally = {}
+    for r in rungs:
+        tally[r["verdict"]] = tally.get(r["verdict"], 0) + 1
+    cut = [r for r in rungs if r["verdict"] == "UNRESOLVED"]
+    for r in cut:
+        if not r.get("evidence", "").startswith("interrupted"):
+            problems.append(f"{r['name']}: UNRESOLVED for another reason: {r.get('evidence', '')!r}")
+    done = len(rungs) - len(cut)
+    if done < 1:
+        problems.append("no rung finished before the cut")
+    counts = {k: v for k, v in doc.get("counts", {}).items() if v}
+    if counts != tally:
+        problems.append(f"counts {counts} differ from the rungs' verdicts {tally}")
+    if "rungs:" not in log:
+        problems.append("the log holds no tally line")
+    sanitized = "COMPUTE-SANITIZER" in log
+    summary = [l for l in log.splitlines() if "SUMMARY" in l]
+    if sanitized and not summary:
+        problems.append("compute-sanitizer ran but printed no summary")
+    notes.append(f"{json_path}: {len(rungs)} rungs kept, {done} finished ({tally}); "
+                 f"cut: {', '.join(r['name'] + ' (' + r['evidence'] + ')' for r in cut) or 'none'}")
+    if summary:
+        notes.append("sanitizer: " + "; ".join(sorted(set(s.strip() for s in summary))))
+    for line in notes + [f"PROBLEM: {p}" for p in problems]:
+        print(line)
+    print("cut_check: " + ("kept what it should" if not problems else f"{len(problems)} problem(s)"))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    sys.exit(main(sys.argv[1], sys.argv[2]))
