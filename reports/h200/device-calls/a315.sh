@@ -2,7 +2,8 @@
 # Call 315 (and later calls by CALL). On an H200: a306.sh's program (call 294's whole program,
 # the bench of record first among what an H200 still owes). On any other card: ladder_ops's cut
 # on a real device, twice, as call_env.sh documents it: a plain verify of layernorm_bwd's bf16
-# quick rungs cut at CUT (default 25 s), then the same under racecheck cut at twice that. Each
+# quick rungs cut CUT seconds in (default 25), then the same under racecheck cut 2 x CUT seconds
+# after it starts. Each
 # cut must leave the runner's last JSON (interrupted, the finished rungs' verdicts, the rungs in
 # flight UNRESOLVED with their stage) and, under the sanitizer, its summary; cut_check.py says
 # whether it did, from the files themselves.
