@@ -3,10 +3,9 @@
 # the bench of record first among what an H200 still owes). On any other card: ladder_ops's cut
 # on a real device, twice, as call_env.sh documents it: a plain verify of layernorm_bwd's bf16
 # quick rungs cut CUT seconds in (default 25), then the same under racecheck cut 2 x CUT seconds
-# after it starts. Each
-# cut must leave the runner's last JSON (interrupted, the finished rungs' verdicts, the rungs in
-# flight UNRESOLVED with their stage) and, under the sanitizer, its summary; cut_check.py says
-# whether it did, from the files themselves.
+# after it starts. Each cut must leave the runner's last JSON (interrupted, the finished rungs'
+# verdicts, the rungs in flight UNRESOLVED with their stage) and, under the sanitizer, its
+# summary; cut_check.py says whether it did, from the files themselves.
 # Carried: .device/ladder.xz (the checkout's build). Files go to $OUT.
 set -u
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
