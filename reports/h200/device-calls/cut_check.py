@@ -2,10 +2,13 @@
 """cut_check.py RUN.json[.gz] LOG.txt[.gz]: whether a run cut by SIGINT kept what it should.
 
 The runner's last JSON must say interrupted and not finished; each rung must carry a final
-verdict, or be UNRESOLVED with evidence that starts "interrupted" (the runner's own words for a
-rung the signal cut short, isolate/spawn.h); at least one rung must have finished; counts must
-agree with the rungs; the log must hold the runner's tally ("N rungs: ...") and, where the run
-was under compute-sanitizer, its summary line. Prints one line a finding; exit 1 if any fails.
+verdict, or be UNRESOLVED with the runner's own words for a rung the signal cut short:
+"interrupted after N of M cases", M its cases_total (isolate/runner.cpp; the word
+"interrupted" alone or before a space, as isolate/spawn.h's is_interrupted_evidence reads it,
+and the case count, as tests/test_interrupted_run.cpp checks); at least one rung must have
+finished; counts must agree with the rungs; the log must hold the runner's tally ("N rungs: ...")
+and, where the run was under compute-sanitizer, its summary line. Prints one line a finding;
+exit 1 if any fails.
 """
 import gzip
 import json
@@ -32,8 +35,12 @@ def main(json_path, log_path):
         tally[r["verdict"]] = tally.get(r["verdict"], 0) + 1
     cut = [r for r in rungs if r["verdict"] == "UNRESOLVED"]
     for r in cut:
-        if not r.get("evidence", "").startswith("interrupted"):
-            problems.append(f"{r['name']}: UNRESOLVED for another reason: {r.get('evidence', '')!r}")
+        evidence = r.get("evidence", "")
+        if evidence != "interrupted" and not evidence.startswith("interrupted "):
+            problems.append(f"{r['name']}: UNRESOLVED for another reason: {evidence!r}")
+        elif f" of {r.get('cases_total')} cases" not in evidence:
+            total = r.get("cases_total")
+            problems.append(f"{r['name']}: cut without saying how far of its {total} cases: {evidence!r}")
     done = len(rungs) - len(cut)
     if done < 1:
         problems.append("no rung finished before the cut")
