@@ -35,11 +35,10 @@ def main(json_path, log_path):
         tally[r["verdict"]] = tally.get(r["verdict"], 0) + 1
     cut = [r for r in rungs if r["verdict"] == "UNRESOLVED"]
     for r in cut:
-        evidence = r.get("evidence", "")
+        evidence, total = r.get("evidence", ""), r.get("cases_total")
         if evidence != "interrupted" and not evidence.startswith("interrupted "):
             problems.append(f"{r['name']}: UNRESOLVED for another reason: {evidence!r}")
-        elif f" of {r.get('cases_total')} cases" not in evidence:
-            total = r.get("cases_total")
+        elif f" of {total} cases" not in evidence:
             problems.append(f"{r['name']}: cut without saying how far of its {total} cases: {evidence!r}")
     done = len(rungs) - len(cut)
     if done < 1:
