@@ -41,7 +41,8 @@ ladder_ops() {
   gzip -f $OUT/$name.txt $OUT/$name.json
 }
 # The compute-sanitizer command line that VERIFY_UNDER takes, less the tool's name:
-# VERIFY_UNDER="$sanitizer racecheck" (or memcheck); every process the runner starts is checked.
+# VERIFY_UNDER="$sanitizer racecheck" (or memcheck, synccheck, initcheck); every process the
+# runner starts is checked.
 sanitizer="compute-sanitizer --target-processes all --print-limit 5 --tool"
 # verify_ops NAME END VERIFY-ARG...: ladder_ops of `ladder verify VERIFY-ARG...`.
 verify_ops() { local name=$1 end=$2; shift 2; ladder_ops $name $end verify "$@"; }
