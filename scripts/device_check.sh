@@ -10,12 +10,12 @@ out="${OUT:-$root/out}"
 mkdir -p "$out"
 export LADDER_BUILD_DIR="$root/build-device" LADDER_CACHE_DIR="$root/.cache/ladder"
 step() { echo "== $*"; }
-# sanitize TOOL FILE LADDER_ARGS...: compute-sanitizer TOOL (racecheck, memcheck) over one ladder
+# sanitize TOOL FILE LADDER_ARGS...: compute-sanitizer TOOL (racecheck, memcheck, synccheck) over one ladder
 # command (children followed), its summary into $out/FILE.
 sanitize() {
   local tool=$1 file=$2; shift 2
   timeout 170 compute-sanitizer --tool "$tool" --target-processes all --print-limit 5 "$bin" "$@" > /tmp/san.txt 2>&1
-  { echo "exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|rungs:|Hazard|Invalid|out of bounds|Program hit" /tmp/san.txt | sort | uniq -c; } | tee "$out/$file"
+  { echo "exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|rungs:|Hazard|Invalid|out of bounds|Program hit|Barrier error" /tmp/san.txt | sort | uniq -c; } | tee "$out/$file"
 }
 # sanitize_verify TOOL FILE TIMEOUT_S VERIFY_ARGS...: the same over `ladder verify` of the quick
 # bf16 grid.
@@ -136,6 +136,10 @@ for s in "$@"; do
              sanitize_verify memcheck memcheck-forward.txt 140 rmsnorm add_rmsnorm layernorm --bare-allocations
              step "memcheck over the backward bf16 rungs, bare allocations (memcheck-backward.txt)"
              sanitize_verify memcheck memcheck-backward.txt 140 rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --bare-allocations ;;
+    synccheck) step "synccheck shown red: barriers a block's threads meet unlike, in kernels that pass every value check (synccheck-red.txt)"
+             sanitize synccheck synccheck-red.txt run --ladder "$root/probes/synccheck_demo.json" --timeout 60
+             step "synccheck over every op's bf16 rungs (synccheck-ops.txt)"
+             sanitize_verify synccheck synccheck-ops.txt 140 rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd ;;
     sanitize) step "compute-sanitizer racecheck over the forward bf16 rungs, staged and wide included (sanitizer-wide.txt)"
              sanitize_verify racecheck sanitizer-wide.txt 120 rmsnorm add_rmsnorm layernorm ;;
   esac

@@ -79,6 +79,21 @@ TEST_CASE("the memcheck demo compiles, and --bare-allocations reaches the docume
   CHECK(plain.output.find("bare allocations") == std::string::npos);
 }
 
+TEST_CASE("the synccheck demo's two kernels compile through NVRTC", "[cli]") {
+  const std::string json = temp_path("synccheck-demo.json");
+  const auto o = run_ladder("run --compile-only --ladder " + source_path("probes/synccheck_demo.json") + " --json " + json);
+  INFO(o.output);
+  CHECK(o.exit_code == 0);
+  const auto doc = read_json(json);
+  CHECK(doc.at("rungs").size() == 2);
+  for (const char* name : {"st_barrier_skipped", "st_barrier_divergent"}) {
+    const auto* demo = rung(doc, name);
+    REQUIRE(demo != nullptr);
+    CHECK(demo->at("verdict") == "SKIPPED");
+    CHECK(demo->at("stage") == "image");
+  }
+}
+
 TEST_CASE("a warm compile cache reports hits", "[cli]") {
   const std::string cache = temp_path("cache");
   const std::string args = "run --compile-only --cache-dir " + cache + " p0_three_buffers --json ";

@@ -86,6 +86,21 @@ TEST_CASE("a read past the end passes every value check: the memcheck demo's pre
   CHECK(demo->at("verdict") == "PASS");
 }
 
+TEST_CASE("barriers met unlike across a block pass every value check: the synccheck demo's premise", "[gpu]") {
+  // Each thread reads back only its own shared slot, so the misused barriers change no value;
+  // scripts/device_check.sh synccheck runs the same rungs under compute-sanitizer synccheck.
+  const std::string json = temp_path("gpu-synccheck-demo.json");
+  const auto o = run_ladder("run --ladder " + source_path("probes/synccheck_demo.json") + " --json " + json);
+  INFO(o.output);
+  CHECK(o.exit_code == 0);
+  const auto doc = read_json(json);
+  for (const char* name : {"st_barrier_skipped", "st_barrier_divergent"}) {
+    const auto* demo = rung(doc, name);
+    REQUIRE(demo != nullptr);
+    CHECK(demo->at("verdict") == "PASS");
+  }
+}
+
 TEST_CASE("bisect narrows the demo ladder's race to the one feature no passing rung has", "[gpu]") {
   const std::string json = temp_path("gpu-bisect.json");
   const auto o = run_ladder("bisect --ladder " + source_path("probes/bisect_demo.json") + " --json " + json);

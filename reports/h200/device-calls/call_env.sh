@@ -35,7 +35,7 @@ ladder_ops() {
   wait $pid
   local rc=$?
   echo "${VERIFY_UNDER:+$VERIFY_UNDER: }$1 (${*:2}) exit $rc$cut, done at $SECONDS s" >> $L
-  { grep -E "RACECHECK SUMMARY|LEAK SUMMARY|Hazard|ERROR SUMMARY" $OUT/$name.txt | sort | uniq -c
+  { grep -E "RACECHECK SUMMARY|LEAK SUMMARY|Hazard|ERROR SUMMARY|Barrier error" $OUT/$name.txt | sort | uniq -c
     grep -E "rungs:" $OUT/$name.txt | tail -1
     grep -E " FAIL | UNRESOLVED | XPASS " $OUT/$name.txt | grep -v "rungs:" | head -10; } >> $L
   gzip -f $OUT/$name.txt $OUT/$name.json
