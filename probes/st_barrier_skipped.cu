@@ -1,10 +1,11 @@
 // Synccheck demo 1: threads that return before the block's barrier. Threads past the end of the
 // data leave at once, and the rest meet at __syncthreads() with a partial warp missing. The
-// barrier still completes (a thread that has exited no longer holds a barrier back), each thread
-// reads back only its own shared slot, and every output is exactly x[i] * w[i % d]: the rung
-// passes every harness check. The CUDA programming guide allows __syncthreads() in conditional
-// code only where the condition is the same across the block, so this is the misuse that
-// compute-sanitizer synccheck is there to report, which no value check can see.
+// barrier should still complete (PTX's exit releases a barrier that waits only on threads that
+// have exited); each thread reads back only its own shared slot, so every output is exactly
+// x[i] * w[i % d] and the rung passes every harness check. The CUDA programming guide allows
+// __syncthreads() in conditional code only where the condition is the same across the block, so
+// this is the misuse that compute-sanitizer synccheck is there to report, which no value check
+// can see.
 extern "C" __global__ void st_barrier_skipped(const float* x, const float* w, float* y, int n, int d) {
   __shared__ float tile[64];
   const int t = threadIdx.x;
