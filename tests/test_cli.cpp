@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "harness/toolchain/nvrtc.h"
 #include "tests/catch.h"
@@ -92,6 +93,35 @@ TEST_CASE("the synccheck demo's two kernels compile through NVRTC", "[cli]") {
     CHECK(demo->at("verdict") == "SKIPPED");
     CHECK(demo->at("stage") == "image");
   }
+}
+
+TEST_CASE("a repeatable option takes one value a flag, so a kernel or rung named after it is not swallowed", "[cli]") {
+  // bench: the op after --shape is the op timed, not a second shape.
+  const std::string json = temp_path("one-value-bench.json");
+  const auto bench = run_ladder("bench --resources --dtype bf16 --shape 64x4096 rmsnorm --variant items=4 layernorm --json " + json);
+  INFO(bench.output);
+  REQUIRE(bench.exit_code == 0);
+  std::set<std::string> ops;
+  const auto doc = read_json(json);
+  for (const auto& c : doc.at("results")) ops.insert(c.at("op").get<std::string>());
+  CHECK(ops == std::set<std::string>{"rmsnorm", "layernorm"});
+  // Two values after one flag: the second is a positional, and an unknown kernel says so.
+  const auto two = run_ladder("bench --resources --dtype bf16 --shape 64x4096 128x4096 rmsnorm");
+  CHECK(two.exit_code == 2);
+  CHECK(two.output.find("unknown kernel '128x4096'") != std::string::npos);
+  // verify: the op after --fixtures FILE is the op verified.
+  const std::string vjson = temp_path("one-value-verify.json");
+  const auto verify = run_ladder("verify --compile-only --fixtures-only --fixtures " + source_path("fixtures/rmsnorm.json") +
+                                 " rmsnorm --dtype f32 --json " + vjson);
+  INFO(verify.output);
+  REQUIRE(verify.exit_code == 0);
+  const auto rungs = read_json(vjson).at("rungs");
+  CHECK(!rungs.empty());
+  for (const auto& r : rungs) CHECK(r.at("name").get<std::string>().rfind("fixture_", 0) == 0);
+  // sweep: the rung after --dim is the rung swept.
+  const auto sweep = run_ladder("sweep --dim d=1..2 p0_three_buffers --compile-only");
+  INFO(sweep.output);
+  CHECK(sweep.exit_code == 0);
 }
 
 TEST_CASE("a warm compile cache reports hits", "[cli]") {

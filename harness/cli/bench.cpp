@@ -54,8 +54,10 @@ void add_bench(CLI::App& app, int& exit_code) {
   cmd->add_option("kernels", st->ops, "ops to time (default: all in the default list)");
   cmd->add_option("--dtype", st->dtype, "only this dtype (f32, f16, bf16)")->transform(dtype_option());
   cmd->add_option("--json", st->json_path, "write the bench document to FILE");
-  cmd->add_option("--shape", st->shapes, "ROWSxD instead of the default shapes (repeatable)");
-  cmd->add_option("--variant", st->variants, "KEY=VALUE passed to the kernel plan, e.g. items=4 (repeatable)");
+  cmd->add_option("--shape", st->shapes, "ROWSxD instead of the default shapes (repeatable: one shape a --shape)")
+      ->allow_extra_args(false);
+  cmd->add_option("--variant", st->variants, "KEY=VALUE passed to the kernel plan, e.g. items=4 (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--iters", st->iters, "launches per hot timing")->check(CLI::Range(1, 100000));
   cmd->add_option("--sms", st->sms,
                   "time on a green context of N SMs (rounded up to the device's partition size, 8 on sm_90) instead "

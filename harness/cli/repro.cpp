@@ -23,7 +23,8 @@ void add_repro(CLI::App& app, int& exit_code) {
   cmd->add_option("rung", st->rung, "the rung (its exact name)")->required();
   cmd->add_option("--out,-o", st->out, "folder to write (new or empty)")->required();
   cmd->add_option("--case", st->case_index, "which of the rung's cases (default 0, the first)");
-  cmd->add_option("--set", st->sets, "NAME=VALUE: change one symbol of that case, e.g. --set d=17 (repeatable)");
+  cmd->add_option("--set", st->sets, "NAME=VALUE: change one symbol of that case, e.g. --set d=17 (repeatable)")
+      ->allow_extra_args(false);
   add_ladder_option(*cmd, st->ladder_files, "probes/ladder.json and probes/selftest.json");
   cmd->callback([st, &exit_code] {
     try {

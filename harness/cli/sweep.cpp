@@ -29,7 +29,8 @@ void add_sweep(CLI::App& app, int& exit_code) {
   add_common_options(*cmd, st->common);
   cmd->add_option("rung", st->rung, "the rung to sweep (its exact name)")->required();
   cmd->add_option("--dim,-D", st->dims, "NAME=LO..HI[:STEP] or NAME=V1,V2,... (repeatable; one or two give a map)")
-      ->required();
+      ->required()
+      ->allow_extra_args(false);
   add_ladder_option(*cmd, st->ladder_files, "probes/ladder.json and probes/selftest.json");
   cmd->add_option("--chunk", st->chunk, "shapes per child (default 256)")->check(CLI::Range(1, 100000));
   cmd->callback([st, &exit_code] {

@@ -142,7 +142,9 @@ void add_verify(CLI::App& app, int& exit_code) {
   cmd->add_option("--dtype", st->dtype, "only this dtype (f32, f16, bf16)")->transform(dtype_option());
   cmd->add_flag("--quick", st->quick, "leave out the 4096-row shapes");
   cmd->add_option("--fixtures", st->fixture_files,
-                  "fixture files whose cases run on their own inputs (default: fixtures/*.json)");
+                  "fixture files whose cases run on their own inputs (default: fixtures/*.json; repeatable: one "
+                  "file a --fixtures)")
+      ->allow_extra_args(false);
   auto* no_fx = cmd->add_flag("--no-fixtures", st->no_fixtures, "leave out the fixture cases");
   cmd->add_flag("--fixtures-only", st->fixtures_only, "run only the fixture cases")->excludes(no_fx);
   cmd->add_option("--worst-from", st->worst_from,

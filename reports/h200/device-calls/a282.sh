@@ -15,7 +15,7 @@ if [[ $card != *H200* ]]; then cat $L; echo "not an H200: nothing timed"; exit 0
 { for rep in 1 2 3; do
     for e in 0 1; do
       tree=late; [ $e = 1 ] && tree=early
-      timeout 60 $B bench rmsnorm_bwd add_rmsnorm_bwd --dtype bf16 --shape 16384x4096 8192x8192 4096x8192 \
+      timeout 60 $B bench rmsnorm_bwd add_rmsnorm_bwd --dtype bf16 --shape 16384x4096 --shape 8192x8192 --shape 4096x8192 \
         --variant early=$e --json $OUT/ab-$tree-$rep.json 2>&1 | grep -E " ladder |rror" | sed "s/^/[$tree $rep] /"
     done
   done
