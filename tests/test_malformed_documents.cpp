@@ -5,6 +5,7 @@
 // mutations are seeded (std::mt19937_64 is specified by the standard), so a failure names a seed
 // that reproduces it.
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -268,4 +269,21 @@ TEST_CASE("compare names the file and the place of a malformed bench document", 
   CHECK(out.exit_code == kExitHarness);
   CHECK_THAT(out.output, has_substr(bad + ": "));
   CHECK_THAT(out.output, has_substr("/results/1/rows"));
+}
+
+TEST_CASE("a folder given as a manifest is named as one, not parsed as empty JSON", "[robustness]") {
+  const std::string folder = ladder_test::temp_path("a-folder");
+  std::filesystem::create_directories(folder);
+  CHECK_THROWS_WITH(load_ladder(folder), has_substr(folder + ": at /: expected a readable file (it is a folder)"));
+}
+
+TEST_CASE("a --timeout that is not a positive number of seconds is a usage error that says so", "[robustness][cli]") {
+  for (const std::string value : {"-1", "0", "abc", "inf", "nan"}) {
+    for (const std::string command : {"run --compile-only p0_three_buffers", "bench --resources rmsnorm"}) {
+      const auto out = ladder_test::run_ladder(command + " --timeout " + value);
+      INFO(command << " --timeout " << value << ": " << out.output);
+      CHECK(out.exit_code == kExitHarness);
+      CHECK_THAT(out.output, has_substr("--timeout: expected a positive number of seconds, got '" + value + "'"));
+    }
+  }
 }

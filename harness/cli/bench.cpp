@@ -66,7 +66,7 @@ void add_bench(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--arch", st->arch, "compile for this arch (default: the device's)")->check(arch_option());
   cmd->add_option("--nvrtc", st->nvrtc, "path of the libnvrtc.so to compile with");
-  cmd->add_option("--timeout", st->timeout_s, "seconds for the whole bench child")->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout", st->timeout_s, "seconds for the whole bench child")->check(seconds_option());
   cmd->add_flag("--resources", st->resources,
                 "time nothing: compile each case's kernels for --arch (default sm_90) and report registers, local and "
                 "shared memory, blocks an SM and waves on that arch's reference device (H200; A100 for sm_8x); "

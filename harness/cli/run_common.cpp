@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 #include <fstream>
@@ -44,6 +46,18 @@ CLI::Validator arch_option() {
       "sm_NN");
 }
 
+CLI::Validator seconds_option() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        char* end = nullptr;
+        const double seconds = std::strtod(value.c_str(), &end);
+        if (!value.empty() && end == value.c_str() + value.size() && std::isfinite(seconds) && seconds > 0)
+          return "";
+        return "expected a positive number of seconds, got '" + value + "'";
+      },
+      "SECONDS");
+}
+
 void add_common_options(CLI::App& cmd, CommonOptions& o) {
   // Contexts are created one at a time by the driver, but a rung's host work (inputs, checks)
   // overlaps with the next rung's start: a few workers hide most of it.
@@ -54,7 +68,7 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
                  "write where each child's time went (start, context, nvrtc, compile, cases, exit) to FILE as "
                  "Chrome trace events, for chrome://tracing or Perfetto");
   cmd.add_option("--timeout", o.runner.timeout_s, "seconds per child before its process group is ended")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds_option());
   cmd.add_option("--arch", o.runner.arch, "compile for this arch (default: the device's, or sm_90)")
       ->check(arch_option());
   cmd.add_option("--nvrtc", o.runner.nvrtc_path, "path of the libnvrtc.so to compile with");

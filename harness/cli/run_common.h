@@ -32,6 +32,10 @@ CLI::Validator dtype_option();
 // not reported as every rung failing to compile.
 CLI::Validator arch_option();
 
+// For a --timeout option: a finite number of seconds above zero. CLI11's own range check would
+// print its upper bound, the largest double, in full.
+CLI::Validator seconds_option();
+
 // Keeps rungs whose names match any glob (all when `globs` is empty). Unknown globs are errors.
 std::vector<Rung> select_rungs(const std::vector<Rung>& rungs, const std::vector<std::string>& globs);
 

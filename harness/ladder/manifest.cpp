@@ -344,8 +344,10 @@ Ladder parse_ladder(const std::string& text, const std::string& file, const std:
 }
 
 Ladder load_ladder(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw ManifestError(path, "/", "expected a readable file (it is a folder)");
   std::ifstream in(path);
-  if (!in) throw ManifestError(path, "/", "a readable file (it does not exist or cannot be opened)");
+  if (!in) throw ManifestError(path, "/", "expected a readable file (it does not exist or cannot be opened)");
   std::ostringstream ss;
   ss << in.rdbuf();
   return parse_ladder(ss.str(), path, fs::path(path).parent_path().string());
