@@ -7,7 +7,7 @@
 #    unstarted (sanitizer-cover-326-330.txt), from the verify's own rungs written as a ladder;
 # 3. synccheck over the f16, then the f32, quick rungs of all six ops until END (default 570),
 #    cut by ladder_ops (call_env.sh) if they run long, keeping what finished.
-# Carried: .device/ladder.xz (the checkout's build: 0b3b9dc's from round 65 on). Files go to $OUT.
+# Carried: .device/ladder.xz (the checkout's build: eaddd79's from round 65 on). Files go to $OUT.
 set -u
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 if [[ $card == *H200* ]]; then CALL=${CALL:-331} exec bash reports/h200/device-calls/a306.sh; fi
