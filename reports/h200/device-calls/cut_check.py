@@ -10,15 +10,10 @@ finished; counts must agree with the rungs; the log must hold the runner's tally
 and, where the run was under compute-sanitizer, its summary line. Prints one line a finding;
 exit 1 if any fails.
 """
-import gzip
 import json
 import sys
 
-
-def read_text(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", errors="replace") as f:
-        return f.read()
+from run_files import read_text
 
 
 def main(json_path, log_path):

@@ -17,20 +17,15 @@ Findings, one line each, exit 1 if any:
 A rung UNRESOLVED in one run (cut, or a child that got no context) and PASS in another is listed
 as a note, not a finding.
 """
-import gzip
 import json
 import os
 import sys
 
+from run_files import read_text
+
 SANITIZER_PREFIX = "========= "
 ALLOWED_SANITIZER_LINES = ("========= COMPUTE-SANITIZER", "========= ERROR SUMMARY: 0 errors")
 RUNNER_EXIT_LINE = "========= Target application returned an error"
-
-
-def read_text(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", errors="replace") as f:
-        return f.read()
 
 
 def log_path_of(run_path):

@@ -8,11 +8,11 @@ import gzip
 import json
 import sys
 
+from run_files import read_text
+
 if len(sys.argv) != 3:
     raise SystemExit(__doc__)
-opener = gzip.open if sys.argv[1].endswith(".gz") else open
-with opener(sys.argv[1], "rt") as f:
-    doc = json.load(f)
+doc = json.loads(read_text(sys.argv[1]))
 for rung in doc["rungs"]:
     if isinstance(rung.get("cases"), list):
         rung["cases"] = len(rung["cases"])
