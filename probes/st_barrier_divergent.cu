@@ -3,11 +3,12 @@
 // at the first barrier while lanes 16-31 wait at the second. __syncthreads() is bar.sync, the
 // aligned form, which PTX asks a warp to execute as one; but a barrier counts a warp as arrived
 // once all its threads that have not exited have executed a barrier on that resource (0 for
-// both), so both should still complete. Each thread reads back only its own shared slot, so
-// every output is exactly x[i] * w[i % d] and the rung passes every harness check. A barrier
-// whose condition differs across the block is the misuse that compute-sanitizer synccheck is
-// there to report, which no value check can see. Should the hardware hang instead, the rung's
-// child is ended at its timeout (TIMEOUT), and the demo says so.
+// both), so both complete. Each thread reads back only its own shared slot, so every output is
+// exactly x[i] * w[i % d] and the rung passes every harness check (an H100, call 331). Under
+// compute-sanitizer synccheck it is reported ("Barrier error detected. Divergent thread(s) in
+// warp" at the second barrier, first printed for threads 32-35 of the block, 96 errors in all),
+// the tool ends the launch and the rung FAILs (reports/h100/synccheck-demo-331.*; red_check.py
+// --red).
 extern "C" __global__ void st_barrier_divergent(const float* x, const float* w, float* y, int n, int d) {
   __shared__ float tile[64];
   const int t = threadIdx.x;

@@ -136,7 +136,7 @@ for s in "$@"; do
              sanitize_verify memcheck memcheck-forward.txt 140 rmsnorm add_rmsnorm layernorm --bare-allocations
              step "memcheck over the backward bf16 rungs, bare allocations (memcheck-backward.txt)"
              sanitize_verify memcheck memcheck-backward.txt 140 rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --bare-allocations ;;
-    synccheck) step "synccheck shown red: barriers a block's threads meet unlike, in kernels that pass every value check (synccheck-red.txt)"
+    synccheck) step "synccheck shown red: a warp split over two barriers (reported) and an early return before one (not reported), in kernels that pass every value check (synccheck-red.txt)"
              sanitize synccheck synccheck-red.txt run --ladder "$root/probes/synccheck_demo.json" --timeout 60
              step "synccheck over every op's bf16 rungs (synccheck-ops.txt)"
              sanitize_verify synccheck synccheck-ops.txt 140 rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd ;;

@@ -18,25 +18,13 @@ A rung UNRESOLVED in one run (cut, or a child that got no context) and PASS in a
 as a note, not a finding.
 """
 import json
-import os
 import sys
 
-from run_files import read_text
+from run_files import log_path_of, read_text
 
 SANITIZER_PREFIX = "========= "
 ALLOWED_SANITIZER_LINES = ("========= COMPUTE-SANITIZER", "========= ERROR SUMMARY: 0 errors")
 RUNNER_EXIT_LINE = "========= Target application returned an error"
-
-
-def log_path_of(run_path):
-    for suffix in (".json.gz", ".json"):
-        if run_path.endswith(suffix):
-            stem = run_path[: -len(suffix)]
-            for log in (stem + ".txt.gz", stem + ".txt"):
-                if os.path.exists(log):
-                    return log
-            raise SystemExit(f"{run_path}: no log beside it ({stem}.txt.gz or {stem}.txt)")
-    raise SystemExit(f"{run_path}: expected a name ending in .json or .json.gz")
 
 
 def log_findings(path, runner_may_fail):
