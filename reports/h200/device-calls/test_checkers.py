@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""The device-call checkers (red_check.py, sanitizer_cover.py, cut_check.py) against the calls'
+stored files, each shown both passing and failing: a checker that has never said no proves
+nothing. Runs in ctest (CMakeLists.txt) with no GPU, since it reads only files in reports/.
+"""
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+H100 = os.path.join(ROOT, "reports", "h100")
+
+
+def stored(name):
+    return os.path.join(H100, name)
+
+
+def run(script, *args):
+    done = subprocess.run([sys.executable, os.path.join(HERE, script), *args],
+                          capture_output=True, text=True)
+    return done.returncode, done.stdout + done.stderr
+
+
+class RedCheck(unittest.TestCase):
+    plain = stored("synccheck-demo-plain-331.json.gz")
+    sanitized = stored("synccheck-demo-331.json.gz")
+
+    def test_synccheck_demo_is_red(self):
+        rc, out = run("red_check.py", "--plain", self.plain, "--sanitized", self.sanitized,
+                      "--red", "st_barrier_divergent", "--quiet", "st_barrier_skipped")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("5 of 5 checks hold", out)
+
+    def test_a_run_with_no_sanitizer_is_not_red(self):
+        rc, out = run("red_check.py", "--plain", self.plain, "--sanitized", self.plain,
+                      "--red", "st_barrier_divergent")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAILED  sanitized run: ERROR SUMMARY", out)
+
+    def test_the_unreported_rung_is_not_red(self):
+        rc, out = run("red_check.py", "--plain", self.plain, "--sanitized", self.sanitized,
+                      "--red", "st_barrier_skipped")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAILED  sanitized run: st_barrier_skipped reported at 0 place(s)", out)
+
+
+class SanitizerCover(unittest.TestCase):
+    ladder = stored("quick-f16-ladder.json.gz")
+    run_doc = stored("synccheck-f16-331.json.gz")
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def copy_run(self, edit_doc=None, edit_log=None):
+        """The stored run and its log, copied under the temporary folder after the edits."""
+        with gzip.open(self.run_doc, "rt") as f:
+            doc = json.load(f)
+        with gzip.open(stored("synccheck-f16-331.txt.gz"), "rt") as f:
+            log = f.read()
+        if edit_doc:
+            edit_doc(doc)
+        if edit_log:
+            log = edit_log(log)
+        path = os.path.join(self.tmp, "run.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        with open(os.path.join(self.tmp, "run.txt"), "w") as f:
+            f.write(log)
+        return path
+
+    def test_every_f16_rung_covered(self):
+        rc, out = run("sanitizer_cover.py", self.ladder, "--", self.run_doc)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("299 of 299 rungs passed in 1 run(s); 0 finding(s)", out)
+
+    def test_a_failed_rung_is_a_finding(self):
+        def fail_first(doc):
+            doc["rungs"][0]["verdict"] = "FAIL"
+        rc, out = run("sanitizer_cover.py", self.ladder, "--", self.copy_run(edit_doc=fail_first))
+        self.assertEqual(rc, 1, out)
+        self.assertIn(": FAIL in ", out)
+
+    def test_an_error_in_the_log_is_a_finding(self):
+        def one_error(log):
+            return log.replace("ERROR SUMMARY: 0 errors", "ERROR SUMMARY: 1 error")
+        rc, out = run("sanitizer_cover.py", self.ladder, "--", self.copy_run(edit_log=one_error))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("expected one 'ERROR SUMMARY: 0 errors'", out)
+
+    def test_a_rung_missing_from_the_runs_is_a_finding(self):
+        def drop_first(doc):
+            del doc["rungs"][0]
+        rc, out = run("sanitizer_cover.py", self.ladder, "--", self.copy_run(edit_doc=drop_first))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("298 of 299 rungs passed", out)
+
+
+class CutCheck(unittest.TestCase):
+    def check(self, name):
+        return run("cut_check.py", stored(name + ".json.gz"), stored(name + ".txt.gz"))
+
+    def test_a_cut_that_kept_what_it_should(self):
+        rc, out = self.check("cut-plain-322")
+        self.assertEqual(rc, 0, out)
+
+    def test_a_cut_that_lost_what_it_should_have_kept(self):
+        rc, out = self.check("cut-plain-321")
+        self.assertEqual(rc, 1, out)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
