@@ -2,14 +2,14 @@
 # Call 333 (and later calls by CALL). On an H200: a306.sh's program (the bench of record first
 # among what an H200 still owes). On any other card:
 # 1. synccheck over the two f32 eps_large quick rungs that call 331's cut left unstarted
-#    (sanitizer-cover-326-332.txt);
+#    (as sanitizer_cover.py found after call 332);
 # 2. probes/memcheck_demo.json plainly and under memcheck with bare allocations, so that
 #    red_check.py can read memcheck's red from a stored run document and log, as it does
 #    synccheck's from call 331;
 # 3. memcheck with bare allocations over the f32 quick rungs of all six ops until END (default
-#    570): the earlier memcheck runs were bf16 only, and fp32 rows take other chunk widths
-#    (4 elements a 16-byte access, not 8), so other tails and edges. Cut by ladder_ops
-#    (call_env.sh) if they run long, keeping what finished.
+#    570): the earlier memcheck runs were bf16 but for six fp32 cluster rungs (call 216), and
+#    fp32 rows take other chunk widths (4 elements a 16-byte access, not 8), so other tails and
+#    edges. Cut by ladder_ops (call_env.sh) if they run long, keeping what finished.
 # Carried: .device/ladder.xz (the checkout's build: eaddd79's from round 65 on). Files go to $OUT.
 set -u
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)

@@ -37,6 +37,12 @@ class RedCheck(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertIn("5 of 5 checks hold", out)
 
+    def test_memcheck_demo_is_red(self):
+        rc, out = run("red_check.py", "--plain", stored("memcheck-demo-plain-334.json.gz"),
+                      "--sanitized", stored("memcheck-demo-334.json.gz"), "--red", "st_reads_past_end")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("3 of 3 checks hold", out)
+
     def test_a_run_with_no_sanitizer_is_not_red(self):
         rc, out = run("red_check.py", "--plain", self.plain, "--sanitized", self.plain,
                       "--red", "st_barrier_divergent")
