@@ -10,15 +10,14 @@ finished; counts must agree with the rungs; the log must hold the runner's tally
 and, where the run was under compute-sanitizer, its summary line. Prints one line a finding;
 exit 1 if any fails.
 """
-import json
 import sys
 
-from run_files import read_text
+from run_files import read_rungs, read_text
 
 
 def main(json_path, log_path):
     problems, notes = [], []
-    doc = json.loads(read_text(json_path))
+    doc = read_rungs(json_path, ("name", "verdict"))
     log = read_text(log_path)
     if doc.get("interrupted") is not True:
         problems.append("the JSON does not say interrupted")

@@ -15,15 +15,14 @@ probes/synccheck_demo.json). Shown red means all of:
 Prints one line a check and exits 1 if any fails.
 """
 import argparse
-import json
 import re
 import sys
 
-from run_files import log_path_of, read_text
+from run_files import log_path_of, read_rungs, read_text
 
 
 def verdicts_of(path):
-    return {r["name"]: r for r in json.loads(read_text(path))["rungs"]}
+    return {r["name"]: r for r in read_rungs(path, ("name", "verdict"))["rungs"]}
 
 
 def main(argv):

@@ -17,10 +17,9 @@ Findings, one line each, exit 1 if any:
 A rung UNRESOLVED in one run (cut, or a child that got no context) and PASS in another is listed
 as a note, not a finding.
 """
-import json
 import sys
 
-from run_files import log_path_of, read_text
+from run_files import log_path_of, read_rungs, read_text
 
 SANITIZER_PREFIX = "========= "
 ALLOWED_SANITIZER_LINES = ("========= COMPUTE-SANITIZER", "========= ERROR SUMMARY: 0 errors")
@@ -49,11 +48,11 @@ def main(argv):
         raise SystemExit(__doc__)
     expected = set()
     for path in ladders:
-        expected |= {r["name"] for r in json.loads(read_text(path))["rungs"]}
+        expected |= {r["name"] for r in read_rungs(path)["rungs"]}
     problems, notes = [], []
     verdicts = {}
     for path in runs:
-        doc = json.loads(read_text(path))
+        doc = read_rungs(path, ("name", "verdict"))
         unresolved = any(r["verdict"] == "UNRESOLVED" for r in doc["rungs"])
         problems += log_findings(log_path_of(path), doc.get("interrupted") is True or unresolved)
         for r in doc["rungs"]:

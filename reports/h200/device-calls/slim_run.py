@@ -8,11 +8,11 @@ import gzip
 import json
 import sys
 
-from run_files import read_text
+from run_files import read_rungs
 
 if len(sys.argv) != 3:
     raise SystemExit(__doc__)
-doc = json.loads(read_text(sys.argv[1]))
+doc = read_rungs(sys.argv[1])
 for rung in doc["rungs"]:
     if isinstance(rung.get("cases"), list):
         rung["cases"] = len(rung["cases"])

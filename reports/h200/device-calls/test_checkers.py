@@ -56,6 +56,55 @@ class RedCheck(unittest.TestCase):
         self.assertIn("FAILED  sanitized run: st_barrier_skipped reported at 0 place(s)", out)
 
 
+class BadInput(unittest.TestCase):
+    """A file that is missing, not gzip, not JSON or not a run document stops each checker with
+    a message naming it (exit 1), never a traceback."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def write(self, name, text):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def assert_refused(self, rc, out, path, words):
+        self.assertEqual(rc, 1, out)
+        self.assertIn(path, out)
+        self.assertIn(words, out)
+        self.assertNotIn("Traceback", out)
+
+    def test_a_missing_run(self):
+        path = os.path.join(self.tmp, "absent.json")
+        rc, out = run("red_check.py", "--plain", path, "--sanitized", path, "--red", "x")
+        self.assert_refused(rc, out, path, "cannot be read")
+
+    def test_a_file_that_is_not_gzip(self):
+        path = self.write("run.json.gz", "{}")
+        self.write("run.txt.gz", "")
+        rc, out = run("sanitizer_cover.py", stored("quick-f16-ladder.json.gz"), "--", path)
+        self.assert_refused(rc, out, path, "cannot be read")
+
+    def test_a_file_that_is_not_json(self):
+        path = self.write("run.json", "{\"rungs\": [")
+        rc, out = run("cut_check.py", path, self.write("run.txt", ""))
+        self.assert_refused(rc, out, path, "not JSON")
+
+    def test_a_document_without_rungs(self):
+        path = self.write("ladder.json", "[1, 2]")
+        rc, out = run("sanitizer_cover.py", path, "--", stored("synccheck-f16-331.json.gz"))
+        self.assert_refused(rc, out, path, 'expected an object with a "rungs" list')
+
+    def test_a_rung_without_a_verdict(self):
+        path = self.write("run.json", '{"rungs": [{"name": "a", "verdict": "PASS"}, {"name": "b"}]}')
+        rc, out = run("red_check.py", "--plain", path, "--sanitized", path, "--red", "a")
+        self.assert_refused(rc, out, path, "rungs[1]: expected verdict")
+
+
 class SanitizerCover(unittest.TestCase):
     ladder = stored("quick-f16-ladder.json.gz")
     run_doc = stored("synccheck-f16-331.json.gz")
