@@ -46,17 +46,18 @@ def main(argv):
                    f"sanitized run: ERROR SUMMARY counts {counts} (one summary, at least one error)"))
     sanitized = verdicts_of(args.sanitized)
     located = re.findall(r"^=========\s+at (\S+?)\+0x", log, re.M)
-    for name in args.red:
+
+    def under_sanitizer(name):  # (the rung or None, its verdict, how often the log locates it)
         rung = sanitized.get(name)
-        verdict = rung["verdict"] if rung else "absent"
-        hits = located.count(name)
+        return rung, rung["verdict"] if rung else "absent", located.count(name)
+
+    for name in args.red:
+        rung, verdict, hits = under_sanitizer(name)
         checks.append((hits > 0 and verdict not in ("PASS", "absent"),
                        f"sanitized run: {name} reported at {hits} place(s), verdict {verdict}"
                        f"{' (' + rung.get('evidence', '')[:80] + ')' if rung else ''}"))
     for name in args.quiet:
-        rung = sanitized.get(name)
-        verdict = rung["verdict"] if rung else "absent"
-        hits = located.count(name)
+        _, verdict, hits = under_sanitizer(name)
         checks.append((hits == 0 and verdict == "PASS",
                        f"sanitized run: {name} not reported ({hits} place(s)), verdict {verdict}"))
 

@@ -3,7 +3,6 @@
 stored files, each shown both passing and failing: a checker that has never said no proves
 nothing. Runs in ctest (CMakeLists.txt) with no GPU, since it reads only files in reports/.
 """
-import gzip
 import json
 import os
 import shutil
@@ -11,6 +10,8 @@ import subprocess
 import sys
 import tempfile
 import unittest
+
+from run_files import read_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -55,10 +56,15 @@ class RedCheck(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("FAILED  sanitized run: st_barrier_skipped reported at 0 place(s)", out)
 
+    def test_a_reported_rung_is_not_quiet(self):
+        rc, out = run("red_check.py", "--plain", self.plain, "--sanitized", self.sanitized,
+                      "--red", "st_barrier_divergent", "--quiet", "st_barrier_divergent")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAILED  sanitized run: st_barrier_divergent not reported (5 place(s))", out)
 
-class BadInput(unittest.TestCase):
-    """A file that is missing, not gzip, not JSON or not a run document stops each checker with
-    a message naming it (exit 1), never a traceback."""
+
+class InTempFolder(unittest.TestCase):
+    """Tests that write the files they hand a checker into a folder of their own."""
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
@@ -71,6 +77,11 @@ class BadInput(unittest.TestCase):
         with open(path, "w") as f:
             f.write(text)
         return path
+
+
+class BadInput(InTempFolder):
+    """A file that is missing, not gzip, not JSON or not a run document stops each checker with
+    a message naming it (exit 1), never a traceback."""
 
     def assert_refused(self, rc, out, path, words):
         self.assertEqual(rc, 1, out)
@@ -105,32 +116,20 @@ class BadInput(unittest.TestCase):
         self.assert_refused(rc, out, path, "rungs[1]: expected verdict")
 
 
-class SanitizerCover(unittest.TestCase):
+class SanitizerCover(InTempFolder):
     ladder = stored("quick-f16-ladder.json.gz")
     run_doc = stored("synccheck-f16-331.json.gz")
 
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp)
-
     def copy_run(self, edit_doc=None, edit_log=None):
         """The stored run and its log, copied under the temporary folder after the edits."""
-        with gzip.open(self.run_doc, "rt") as f:
-            doc = json.load(f)
-        with gzip.open(stored("synccheck-f16-331.txt.gz"), "rt") as f:
-            log = f.read()
+        doc = json.loads(read_text(self.run_doc))
+        log = read_text(stored("synccheck-f16-331.txt.gz"))
         if edit_doc:
             edit_doc(doc)
         if edit_log:
             log = edit_log(log)
-        path = os.path.join(self.tmp, "run.json")
-        with open(path, "w") as f:
-            json.dump(doc, f)
-        with open(os.path.join(self.tmp, "run.txt"), "w") as f:
-            f.write(log)
-        return path
+        self.write("run.txt", log)
+        return self.write("run.json", json.dumps(doc))
 
     def test_every_f16_rung_covered(self):
         rc, out = run("sanitizer_cover.py", self.ladder, "--", self.run_doc)
