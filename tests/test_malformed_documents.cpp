@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/text.h"
 #include "harness/device/generators.h"
 #include "harness/fixtures/fixture_check.h"
 #include "harness/fixtures/fixture_file.h"
@@ -271,10 +272,13 @@ TEST_CASE("compare names the file and the place of a malformed bench document", 
   CHECK_THAT(out.output, has_substr("/results/1/rows"));
 }
 
-TEST_CASE("a folder given as a manifest is named as one, not parsed as empty JSON", "[robustness]") {
+TEST_CASE("a folder given as a manifest, a fixture or a kernel source is named as one, not read as empty", "[robustness]") {
   const std::string folder = ladder_test::temp_path("a-folder");
   std::filesystem::create_directories(folder);
   CHECK_THROWS_WITH(load_ladder(folder), has_substr(folder + ": at /: expected a readable file (it is a folder)"));
+  CHECK_THROWS_WITH(ladder::fixtures::load_fixture(folder), has_substr("expected a readable file (it is a folder)"));
+  CHECK_THROWS_WITH(ladder::fixtures::load_fixture(folder), has_substr(folder));
+  CHECK_THROWS_WITH(read_file(folder, "kernel source"), has_substr("cannot read kernel source " + folder + " (it is a folder)"));
 }
 
 TEST_CASE("a --timeout that is not a positive number of seconds is a usage error that says so", "[robustness][cli]") {

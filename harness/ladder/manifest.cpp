@@ -1,15 +1,15 @@
 #include "harness/ladder/manifest.h"
 
 #include <filesystem>
-#include <fstream>
 #include <algorithm>
 #include <functional>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "harness/core/text.h"
 
 namespace ladder {
 namespace fs = std::filesystem;
@@ -344,13 +344,14 @@ Ladder parse_ladder(const std::string& text, const std::string& file, const std:
 }
 
 Ladder load_ladder(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw ManifestError(path, "/", "expected a readable file (it is a folder)");
-  std::ifstream in(path);
-  if (!in) throw ManifestError(path, "/", "expected a readable file (it does not exist or cannot be opened)");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_ladder(ss.str(), path, fs::path(path).parent_path().string());
+  std::string text;
+  switch (read_whole_file(path, text)) {
+    case FileRead::ok: break;
+    case FileRead::folder: throw ManifestError(path, "/", "expected a readable file (it is a folder)");
+    case FileRead::cannot_open:
+      throw ManifestError(path, "/", "expected a readable file (it does not exist or cannot be opened)");
+  }
+  return parse_ladder(text, path, fs::path(path).parent_path().string());
 }
 
 }  // namespace ladder

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/core/text.h"
 #include "harness/toolchain/paths.h"
 
 namespace ladder {
@@ -84,13 +85,14 @@ RunDocument run_document_from_json(const json& j) {
 }
 
 json read_json_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw std::runtime_error(fmt::format("{}: a directory, not a JSON document", path));
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open", path));
+  std::string text;
+  switch (read_whole_file(path, text)) {
+    case FileRead::ok: break;
+    case FileRead::folder: throw std::runtime_error(fmt::format("{}: a directory, not a JSON document", path));
+    case FileRead::cannot_open: throw std::runtime_error(fmt::format("{}: cannot open", path));
+  }
   try {
-    return json::parse(in);
+    return json::parse(text);
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
   }
