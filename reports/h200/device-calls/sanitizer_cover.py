@@ -7,8 +7,10 @@ RUN is a runner's JSON document; its log is the file beside it with .txt[.gz] fo
 (ladder_ops in call_env.sh writes both). A rung counts as covered when some run gives it PASS.
 Why several runs: a run cut by SIGINT keeps what finished, and a later run takes up the rest.
 Findings, one line each, exit 1 if any:
-- a log without exactly one "ERROR SUMMARY: 0 errors" line, or with any other sanitizer line
-  than the banner and that summary (a hazard, an error, a summary of another count), save
+- a log without exactly one clean summary line ("ERROR SUMMARY: 0 errors" from memcheck,
+  synccheck and initcheck; "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+  from racecheck, whose hazards of warning severity count too), or with any other sanitizer
+  line than the banner and that summary (a hazard, an error, a summary of another count), save
   "Target application returned an error" where the run was cut or left a rung UNRESOLVED (the
   runner then exits 2 by design; isolate/runner.cpp);
 - a rung that FAILed or XPASSed in any run;
@@ -22,17 +24,22 @@ import sys
 from run_files import log_path_of, read_rungs, read_text
 
 SANITIZER_PREFIX = "========= "
-ALLOWED_SANITIZER_LINES = ("========= COMPUTE-SANITIZER", "========= ERROR SUMMARY: 0 errors")
+BANNER_LINE = "========= COMPUTE-SANITIZER"
+SUMMARY_PREFIXES = ("========= ERROR SUMMARY", "========= RACECHECK SUMMARY")
+CLEAN_SUMMARIES = ("========= ERROR SUMMARY: 0 errors",
+                   "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)")
 RUNNER_EXIT_LINE = "========= Target application returned an error"
 
 
 def log_findings(path, runner_may_fail):
     lines = [ln.strip() for ln in read_text(path).splitlines() if ln.startswith(SANITIZER_PREFIX)]
     found = []
-    summaries = [ln for ln in lines if ln.startswith("========= ERROR SUMMARY")]
-    if summaries != ["========= ERROR SUMMARY: 0 errors"]:
-        found.append(f"{path}: expected one 'ERROR SUMMARY: 0 errors', found {summaries}")
-    allowed = ALLOWED_SANITIZER_LINES + ((RUNNER_EXIT_LINE,) if runner_may_fail else ())
+    summaries = [ln for ln in lines if ln.startswith(SUMMARY_PREFIXES)]
+    if len(summaries) != 1 or summaries[0] not in CLEAN_SUMMARIES:
+        found.append(f"{path}: expected one clean summary ('ERROR SUMMARY: 0 errors' or"
+                     f" 'RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)'),"
+                     f" found {summaries}")
+    allowed = (BANNER_LINE,) + ((RUNNER_EXIT_LINE,) if runner_may_fail else ())
     other = [ln for ln in lines if ln not in allowed and ln not in summaries]
     if other:
         found.append(f"{path}: {len(other)} other sanitizer line(s), first: {other[0]!r}")
