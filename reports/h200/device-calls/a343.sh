@@ -37,6 +37,7 @@ if [[ $matched == 1 ]]; then
 fi
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-$n
 if [[ $card == *H200* ]]; then
+  cp $L $OUT/log-$n-ab.txt  # a306.sh's call_env.sh begins $L afresh
   cat $L
   CALL=$n END=$(( ${END:-585} - SECONDS )) exec bash reports/h200/device-calls/a306.sh
 fi
