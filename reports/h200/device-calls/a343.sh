@@ -1,7 +1,8 @@
 #!/bin/bash
 # Call 343 (and later calls by CALL), on any card first: racecheck A/B of a warp barrier before
 # BulkRowWalk::refill_previous's refill (bulk_copy.cuh), over refill-warp-32.json (the three
-# backward bulk ops, f32 and bf16, one warp a block, three blocks, 1, 2 and 4 stages; 83 rows).
+# backward bulk ops, f32 and bf16, one warp a block, three blocks, 1, 2 and 4 stages, and at 4
+# stages in two-block clusters, whose st.async sum exchange asks the same question; 83 rows).
 # Why: call 338 found layernorm_fwd_bulk<float, 4, 32>'s refill racing the other lanes' reads of
 # the stage (a one-warp row sum is shuffles alone, which order no memory) and its fix ran clean
 # (calls 340-341); refill_previous follows the same one-warp sum, but no quick rung reaches it
@@ -18,8 +19,9 @@ n=${CALL:-343}
 source reports/h200/device-calls/call_env.sh $n
 A=/tmp/kernels-after-$n
 cp -r kernels $A
-sed -i 's/^  __device__ __forceinline__ void refill_previous(int k) const {$/&\n    if (blockDim.x == 32 \&\& blockDim.y == 1 \&\& !refills_at_row_end()) __syncwarp();/' \
-  $A/bulk_copy.cuh
+at='^  __device__ __forceinline__ void refill_previous(int k) const {$'
+barrier='    if (blockDim.x == 32 \&\& blockDim.y == 1 \&\& !refills_at_row_end()) __syncwarp();'
+sed -i "s/$at/&\n$barrier/" $A/bulk_copy.cuh
 matched=$(grep -c "blockDim.x == 32 && blockDim.y == 1 && !refills_at_row_end()) __syncwarp" \
   $A/bulk_copy.cuh)
 echo "after: the barrier added $matched time(s) ($A/bulk_copy.cuh)" >> $L
