@@ -8,7 +8,8 @@
 # three blocks, 1, 2 and 4 stages, and at 4 stages in two-block clusters; 83 rows. Under
 # racecheck, three kernel trees: the checkout's ("before"); "refill", the barrier at
 # refill_previous; "sum", the barrier in row_group_sum's one-warp return (the general fix, which
-# would make the refill barriers redundant). Then the sum copy's cost on the one-warp schedule
+# makes the refill barriers redundant: the sum tree drops layernorm_fwd_bulk's own, and call
+# 338's four racing rungs are racechecked again with it). Then the sum copy's cost on the one-warp schedule
 # (bench, two rounds), the backward quick verify (f32) on "refill" and every op's quick verify
 # (bf16) on "sum". Then on an H200 a306.sh's program with what is left of END (default 585:
 # under it, call 296's, the bench of record first); on any other card racecheck over the f16
@@ -19,20 +20,25 @@
 set -u
 n=${CALL:-343}
 source reports/h200/device-calls/call_env.sh $n
-# kernel_copy NAME FILE FROM TO: kernels/ copied to /tmp/kernels-NAME-$n with the line FROM
-# replaced by TO in FILE; prints the copy's path, and logs how many times FROM stood there (1, or
-# the copy is the checkout's and its A/B says nothing).
+# kernel_edit DIR NAME FILE FROM TO: in the kernel tree DIR, the line FROM of FILE replaced by TO
+# (TO empty: the line dropped); logs how many times FROM stood there (1, or the tree is not the
+# one its A/B names).
+kernel_edit() {
+  python3 - $1/$3 "$4" "$5" "$2" >> $L <<'PY'
+import sys
+path, old, new, name = sys.argv[1:]
+lines = open(path).read().split("\n")
+print(f"{name}: the line to replace stood {lines.count(old)} time(s) in {path}")
+out = [new if line == old else line for line in lines if line != old or new]
+open(path, "w").write("\n".join(out))
+PY
+}
+# kernel_copy NAME FILE FROM TO: kernels/ copied to /tmp/kernels-NAME-$n with kernel_edit's change;
+# prints the copy's path.
 kernel_copy() {
   local dir=/tmp/kernels-$1-$n
   cp -r kernels $dir
-  python3 - $dir/$2 "$3" "$4" "$1" >> $L <<'PY'
-import sys
-path, old, new, name = sys.argv[1:]
-text = open(path).read()
-lines = text.split("\n")
-print(f"{name}: the line to replace stood {lines.count(old)} time(s) in {path}")
-open(path, "w").write("\n".join(new if line == old else line for line in lines))
-PY
+  kernel_edit $dir "$@"
   echo $dir
 }
 # refill: the barrier at BulkRowWalk::refill_previous, the one shared refill site left (as
@@ -46,6 +52,9 @@ refill=$(kernel_copy refill bulk_copy.cuh \
     if (blockDim.x == 32 && blockDim.y == 1 && !refills_at_row_end()) __syncwarp();')
 sum=$(kernel_copy sum norm_common.cuh '  if (blockDim.x <= 32) return;' \
   '  if (blockDim.x <= 32) { __syncwarp(); return; }')
+# The sum tree is the general fix as it would ship: layernorm_fwd_bulk's own one-warp barrier
+# (call 340's) is redundant under it, so it goes, and its four racing rungs are rechecked below.
+kernel_edit $sum sum-ln-bulk layernorm_bulk.cuh '    if constexpr (THREADS == 32) __syncwarp();' ''
 # racecheck_refill NAME KERNELS END: refill-warp-32.json under racecheck with those kernels.
 racecheck_refill() {
   LADDER_KERNELS_DIR=$2 LADDER_CACHE_DIR=/tmp/lc-$n-$1 VERIFY_UNDER="$sanitizer racecheck" \
@@ -54,6 +63,13 @@ racecheck_refill() {
 racecheck_refill before $PWD/kernels 90
 racecheck_refill refill $refill 160
 racecheck_refill sum $sum 230
+# Call 338's four racing rungs (layernorm_fwd_bulk<float, 4, 32>, bulk_grid=3), with the sum tree.
+$B verify layernorm --dtype f32 --quick --no-fixtures --write-ladder $OUT/ln-f32-quick-$n.json >> $L 2>&1
+LADDER_KERNELS_DIR=$sum LADDER_CACHE_DIR=/tmp/lc-$n-sum VERIFY_UNDER="$sanitizer racecheck" \
+  ladder_ops racecheck-ln-bulk-sum-$n 265 run --ladder $OUT/ln-f32-quick-$n.json \
+  layernorm_f32_bulk_grid_3_bulk_items_4_schedule_bulk layernorm_f32_bulk_grid_3_schedule_bulk_strided_1 \
+  layernorm_f32_bulk_grid_3_bulk_stages_1_schedule_bulk_write_stats_0 \
+  layernorm_f32_bulk_grid_3_bulk_items_4_bulk_stages_1_inplace_y_x_schedule_bulk
 # The sum copy's cost: the one-warp schedule (bf16 65536x1024, schedule=warp, a warp a row) with
 # the checkout's kernels and with the sum copy, in turn, two rounds.
 for round in 1 2; do
@@ -63,9 +79,9 @@ for round in 1 2; do
       | sed "s|^|round $round ${k##*/}: |" >> $L
   done
 done
-LADDER_KERNELS_DIR=$refill LADDER_CACHE_DIR=/tmp/lc-$n-refill verify_ops verify-bwd-refill-$n 330 \
+LADDER_KERNELS_DIR=$refill LADDER_CACHE_DIR=/tmp/lc-$n-refill verify_ops verify-bwd-refill-$n 360 \
   rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --quick --no-fixtures --dtype f32
-LADDER_KERNELS_DIR=$sum LADDER_CACHE_DIR=/tmp/lc-$n-sum verify_ops verify-sum-$n 420 --quick \
+LADDER_KERNELS_DIR=$sum LADDER_CACHE_DIR=/tmp/lc-$n-sum verify_ops verify-sum-$n 450 --quick \
   --no-fixtures --dtype bf16
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-$n
 if [[ $card == *H200* ]]; then
