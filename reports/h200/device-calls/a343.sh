@@ -9,14 +9,13 @@
 # racecheck, three kernel trees: the checkout's ("before"); "refill", the barrier at
 # refill_previous; "sum", the barrier in row_group_sum's one-warp return (the general fix, which
 # makes the refill barriers redundant: the sum tree drops layernorm_fwd_bulk's own, and call
-# 338's four racing rungs are racechecked again with it). Then the sum copy's cost on the one-warp schedule
-# (bench, two rounds), the backward quick verify (f32) on "refill" and every op's quick verify
-# (bf16) on "sum". Then on an H200 a306.sh's program with what is left of END (default 585:
-# under it, call 296's, the bench of record first); on any other card racecheck over the f16
-# quick rungs of all six ops until END (default 570). Each verify and racecheck is cut by
-# ladder_ops (call_env.sh), keeping what finished. Check the f16 part with sanitizer_cover.py
-# against reports/h100/quick-f16-ladder.json.gz.
-# Carried: .device/ladder.xz (the checkout's build: eaddd79's from round 65 on). Files go to $OUT.
+# 338's four racing rungs are racechecked again with it). Then the sum copy's cost on the
+# one-warp schedule (bench, two rounds), then the sum tree's quick verify of every op in bf16,
+# f32 and f16 (until END, default 560), each cut by ladder_ops (call_env.sh), keeping what
+# finished. (Until call 343 ran, its tail was an H200's a306.sh or racecheck over f16; with
+# device time short, the call went to the tree that would ship instead.)
+# Carried: .device/ladder.xz (the checkout's build; call 343 carried 24fdb75's,
+# whose harness is eaddd79's). Files go to $OUT.
 set -u
 n=${CALL:-343}
 source reports/h200/device-calls/call_env.sh $n
@@ -64,10 +63,12 @@ racecheck_refill before $PWD/kernels 90
 racecheck_refill refill $refill 160
 racecheck_refill sum $sum 230
 # Call 338's four racing rungs (layernorm_fwd_bulk<float, 4, 32>, bulk_grid=3), with the sum tree.
-$B verify layernorm --dtype f32 --quick --no-fixtures --write-ladder $OUT/ln-f32-quick-$n.json >> $L 2>&1
+$B verify layernorm --dtype f32 --quick --no-fixtures --write-ladder $OUT/ln-f32-quick-$n.json \
+  >> $L 2>&1
 LADDER_KERNELS_DIR=$sum LADDER_CACHE_DIR=/tmp/lc-$n-sum VERIFY_UNDER="$sanitizer racecheck" \
   ladder_ops racecheck-ln-bulk-sum-$n 265 run --ladder $OUT/ln-f32-quick-$n.json \
-  layernorm_f32_bulk_grid_3_bulk_items_4_schedule_bulk layernorm_f32_bulk_grid_3_schedule_bulk_strided_1 \
+  layernorm_f32_bulk_grid_3_bulk_items_4_schedule_bulk \
+  layernorm_f32_bulk_grid_3_schedule_bulk_strided_1 \
   layernorm_f32_bulk_grid_3_bulk_stages_1_schedule_bulk_write_stats_0 \
   layernorm_f32_bulk_grid_3_bulk_items_4_bulk_stages_1_inplace_y_x_schedule_bulk
 # The sum copy's cost: the one-warp schedule (bf16 65536x1024, schedule=warp, a warp a row) with
@@ -79,18 +80,11 @@ for round in 1 2; do
       | sed "s|^|round $round ${k##*/}: |" >> $L
   done
 done
-LADDER_KERNELS_DIR=$refill LADDER_CACHE_DIR=/tmp/lc-$n-refill verify_ops verify-bwd-refill-$n 360 \
-  rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --quick --no-fixtures --dtype f32
-LADDER_KERNELS_DIR=$sum LADDER_CACHE_DIR=/tmp/lc-$n-sum verify_ops verify-sum-$n 450 --quick \
-  --no-fixtures --dtype bf16
-export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-$n
-if [[ $card == *H200* ]]; then
-  cp $L $OUT/log-$n-ab.txt  # a306.sh's call_env.sh begins $L afresh
-  cat $L
-  CALL=$n END=$(( ${END:-585} - SECONDS )) exec bash reports/h200/device-calls/a306.sh
-fi
-VERIFY_UNDER="$sanitizer racecheck" verify_ops racecheck-f16-$n ${END:-570} \
-  rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd rmsnorm add_rmsnorm layernorm \
-  --dtype f16 --quick --no-fixtures
+# The sum tree's quick verify, every op, in each dtype (the tree that would ship).
+for dt_end in bf16:380 f32:470 f16:${END:-560}; do
+  LADDER_KERNELS_DIR=$sum LADDER_CACHE_DIR=/tmp/lc-$n-sum verify_ops verify-sum-${dt_end%:*}-$n \
+    ${dt_end#*:} rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --quick \
+    --no-fixtures --dtype ${dt_end%:*}
+done
 cat $L
 echo "total $SECONDS s"
