@@ -81,7 +81,7 @@ for round in 1 2; do
   done
 done
 # The sum tree's quick verify, every op, in each dtype (the tree that would ship).
-# (None past END: a call given less time keeps its last part whole.)
+# No verify runs past END, so a call given less time still ends on its own.
 E=${END:-560}
 for dt_end in bf16:$(( E < 380 ? E : 380 )) f32:$(( E < 470 ? E : 470 )) f16:$E; do
   LADDER_KERNELS_DIR=$sum LADDER_CACHE_DIR=/tmp/lc-$n-sum verify_ops verify-sum-${dt_end%:*}-$n \
