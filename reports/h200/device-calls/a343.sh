@@ -59,14 +59,16 @@ racecheck_refill() {
   LADDER_KERNELS_DIR=$2 LADDER_CACHE_DIR=/tmp/lc-$n-$1 VERIFY_UNDER="$sanitizer racecheck" \
     ladder_ops refill-$1-$n $3 run --ladder reports/h200/device-calls/refill-warp-32.json
 }
-racecheck_refill before $PWD/kernels 90
-racecheck_refill refill $refill 160
-racecheck_refill sum $sum 230
+# Each part's deadline counts from the end of the one before. NO_REFILL=1 leaves the refill tree
+# out (a call short of device time: the sum tree is the one that would ship).
+racecheck_refill before $PWD/kernels $(( SECONDS + 90 ))
+[ -n "${NO_REFILL:-}" ] || racecheck_refill refill $refill $(( SECONDS + 70 ))
+racecheck_refill sum $sum $(( SECONDS + 70 ))
 # Call 338's four racing rungs (layernorm_fwd_bulk<float, 4, 32>, bulk_grid=3), with the sum tree.
 $B verify layernorm --dtype f32 --quick --no-fixtures --write-ladder $OUT/ln-f32-quick-$n.json \
   >> $L 2>&1
 LADDER_KERNELS_DIR=$sum LADDER_CACHE_DIR=/tmp/lc-$n-sum VERIFY_UNDER="$sanitizer racecheck" \
-  ladder_ops racecheck-ln-bulk-sum-$n 265 run --ladder $OUT/ln-f32-quick-$n.json \
+  ladder_ops racecheck-ln-bulk-sum-$n $(( SECONDS + 35 )) run --ladder $OUT/ln-f32-quick-$n.json \
   layernorm_f32_bulk_grid_3_bulk_items_4_schedule_bulk \
   layernorm_f32_bulk_grid_3_schedule_bulk_strided_1 \
   layernorm_f32_bulk_grid_3_bulk_stages_1_schedule_bulk_write_stats_0 \
@@ -83,7 +85,8 @@ done
 # The sum tree's quick verify, every op, in each dtype (the tree that would ship).
 # No verify runs past END, so a call given less time still ends on its own.
 E=${END:-560}
-for dt_end in bf16:$(( E < 380 ? E : 380 )) f32:$(( E < 470 ? E : 470 )) f16:$E; do
+cap() { echo $(( $1 < E ? $1 : E )); }
+for dt_end in bf16:$(cap $(( SECONDS + 80 ))) f32:$(cap $(( SECONDS + 170 ))) f16:$E; do
   LADDER_KERNELS_DIR=$sum LADDER_CACHE_DIR=/tmp/lc-$n-sum verify_ops verify-sum-${dt_end%:*}-$n \
     ${dt_end#*:} rmsnorm add_rmsnorm layernorm rmsnorm_bwd add_rmsnorm_bwd layernorm_bwd --quick \
     --no-fixtures --dtype ${dt_end%:*}
