@@ -131,7 +131,8 @@ __device__ __forceinline__ const uint4* stage_weight(const T* w, int chunks, int
 // `stage_bytes`: the block's k-th row goes to stage k % stages, and copy_row(stage, row, barrier)
 // starts its copies (thread 0 only). for_each_row(body) calls body(row, k) for each; the body
 // waits for its row (wait(k)) and calls refill_previous(k) after its first block-wide reduction,
-// which no thread reaches before it has finished row k - 1, so that row's stage takes the row
+// which no thread leaves before every thread has finished row k - 1 (its barrier, a warp barrier
+// for a one-warp block, orders their reads before the refill), so that row's stage takes the row
 // `stages` after it while this one is worked on. With one or two stages a stage is refilled at
 // its row's end instead, after a block barrier: with two, a refill at the next row's reduction
 // left the row after it in flight only during that row's second pass, and add_rmsnorm_bwd bf16

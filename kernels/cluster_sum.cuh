@@ -29,8 +29,9 @@ namespace norm {
 // - async: each block's first thread stores its totals straight into the other blocks' slots
 //   with st.async, which completes a transaction on the receiver's mbarrier; the receiver's
 //   threads wait on their own mbarrier alone. A set is written again two sums later: by then the
-//   receiver has passed the block barrier of the sum between (row_group_sum), which all of its
-//   threads reach after reading the set, and the sender has received its totals of that sum.
+//   receiver has passed the barrier of the sum between (row_group_sum: the block's, or a warp
+//   barrier for a one-warp block), which all of its threads reach after reading the set, and the
+//   sender has received its totals of that sum.
 // - barrier: each block's first thread writes its totals into its own slot, and after one
 //   cluster barrier every thread reads every block's slot. Its arrive has release semantics, so
 //   each thread waits there for its own earlier global stores (the previous row's dx).

@@ -144,10 +144,8 @@ __global__ void __launch_bounds__(THREADS, THREADS <= 1024 / 2 ? 1024 / THREADS 
     auto chunk = [&](int i) { return kHoldRow ? u[i] : staged[i * THREADS + tx]; };
     norm::row_group_sum<true>(acc, scratch, parity);
     // Every thread has read its chunks of the stage it no longer needs (the sum above needed
-    // this row's; the last pass of the row before read that row's): refill it. A one-warp block's
-    // sum is shuffles alone, which order no memory: the warp barrier orders the lanes' reads
-    // before lane 0's proxy fence and copy (racecheck, call 338).
-    if constexpr (THREADS == 32) __syncwarp();
+    // this row's; the last pass of the row before read that row's), and the sum's barrier (a warp
+    // barrier for a one-warp block) orders those reads before this refill.
     if (tx == 0) {
       norm::bulk_reuse_fence();
       if (kHoldRow)

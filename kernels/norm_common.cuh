@@ -270,7 +270,8 @@ __device__ __forceinline__ void warp_sum(float (&v)[N]) {
 // Sums N values over the row group; every thread of the group receives bit-identical results
 // (xor butterflies add the same pair in each lane, and addition is commutative), so every thread
 // makes the same decisions from them. Deterministic: the order is fixed by the geometry alone.
-// Must be reached by every thread of the block when blockDim.x > 32. The scratch may be wider
+// Must be reached by every thread of the block when blockDim.x > 32, and by every lane of the
+// warp otherwise. Orders shared memory as a barrier over the group does. The scratch may be wider
 // than the values (M > N): a kernel that reduces different counts keeps one scratch for all.
 // UNROLLED: the in-warp butterfly as five predicated steps (steps at or past a narrower group's
 // width skipped; the test is uniform) instead of a counted loop that branches back after each.
@@ -296,7 +297,16 @@ __device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<M>& s
       for (int k = 0; k < N; ++k) v[k] += __shfl_xor_sync(kFullMask, v[k], offset);
     }
   }
-  if (blockDim.x <= 32) return;
+  // A one-warp group's sum is shuffles alone, which exchange registers but order no memory: the
+  // warp barrier gives its callers the ordering the block barrier below gives wider groups (the
+  // lanes' reads of a shared stage before its first thread refills it, or of a cluster slot set
+  // before it is sent the next sums). Without it racecheck reported stage refills racing the
+  // lanes' reads in the one-warp bulk kernels, forward (call 338) and backward (call 343); with
+  // it none, and schedule=warp's bf16 65536x1024 times did not move (call 343, an H100).
+  if (blockDim.x <= 32) {
+    __syncwarp();
+    return;
+  }
   const int lane = threadIdx.x & 31;
   const int warps = blockDim.x >> 5;
   // This group's slots: one per warp, after those of the groups above it in the block.
