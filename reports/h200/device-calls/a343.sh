@@ -14,6 +14,8 @@
 # f32 and f16 (until END, default 560), each cut by ladder_ops (call_env.sh), keeping what
 # finished. (Until call 343 ran, its tail was an H200's a306.sh or racecheck over f16; with
 # device time short, the call went to the tree that would ship instead.)
+# Since 85b357b the checkout's kernels are the sum tree, so these edits no longer match (each
+# logs 0 times) and the script stands as the record of call 343.
 # Carried: .device/ladder.xz (the checkout's build; call 343 carried 24fdb75's,
 # whose harness is eaddd79's). Files go to $OUT.
 set -u
@@ -44,7 +46,7 @@ kernel_copy() {
 # layernorm_fwd_bulk's own refill has it since call 340). sum: the barrier in row_group_sum's
 # one-warp return, so that every one-warp sum orders memory as the block barrier does for wider
 # groups (the cluster exchange's set reuse too), at the cost of an instruction in the hot loop
-# of the one-warp schedules, which bench_ab weighs.
+# of the one-warp schedules, which the bench below weighs.
 refill=$(kernel_copy refill bulk_copy.cuh \
   '  __device__ __forceinline__ void refill_previous(int k) const {' \
   '  __device__ __forceinline__ void refill_previous(int k) const {
