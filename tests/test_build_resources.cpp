@@ -94,8 +94,10 @@ nlohmann::json every_build_doc(const std::string& nvrtc, nlohmann::json builds) 
   return {{"tool", "ladder-bench"}, {"every_build", true}, {"arch", "sm_90"}, {"nvrtc_version", nvrtc},
           {"commit", "abc"},        {"builds", std::move(builds)}};
 }
-nlohmann::json one(const std::string& entry, int registers, int local) {
-  return {{"entry", entry}, {"registers", registers}, {"local_bytes", local}, {"static_shared_bytes", 256}};
+nlohmann::json one(const std::string& entry, int registers, int local, const std::string& code = "") {
+  nlohmann::json b = {{"entry", entry}, {"registers", registers}, {"local_bytes", local}, {"static_shared_bytes", 256}};
+  if (!code.empty()) b["code"] = code;
+  return b;
 }
 }  // namespace
 
@@ -117,6 +119,36 @@ TEST_CASE("two every-build documents: the builds that moved, went or came", "[re
                     has_substr("builds[0].registers"));
 }
 
+TEST_CASE("two every-build documents: the builds whose machine code changed, with or without a move",
+          "[report][resources]") {
+  const auto before = every_build_doc("13.0", {one("ladder::k<1>", 40, 0, "c1"), one("ladder::k<2>", 64, 0, "c2"),
+                                               one("ladder::k<3>", 32, 0, "c3"), one("ladder::j<1>", 10, 0, "d1"),
+                                               one("ladder::gone<1>", 10, 0, "g")});
+  const auto after = every_build_doc("13.0", {one("ladder::k<1>", 40, 0, "c1"), one("ladder::k<2>", 64, 0, "c2x"),
+                                              one("ladder::k<3>", 30, 0, "c3x"), one("ladder::j<1>", 10, 0, "d1")});
+  const auto code = ladder::report::compare_code(before, after);
+  REQUIRE(code.size() == 2);  // j and k: a build only one side has is not compared
+  CHECK(code[1].name == "ladder::k");
+  CHECK(code[1].same == 1);
+  CHECK(code[1].changed == std::vector<std::string>{"ladder::k<2>", "ladder::k<3>"});
+  const std::string table = ladder::report::code_compare_table(code);
+  INFO(table);
+  CHECK_THAT(table, has_substr("2 builds the same, 2 changed\n"));
+  CHECK_THAT(table, has_substr("| `ladder::k` | 3 | 2 | `<2>`, `<3>` |"));
+  CHECK(table.find("`ladder::j`") == std::string::npos);
+  // k<2> changed code and nothing else: compare_builds, which looks at resources, does not list it.
+  const auto moved = ladder::report::compare_builds(before, after);
+  CHECK(std::none_of(moved.begin(), moved.end(), [](const auto& c) { return c.entry == "ladder::k<2>"; }));
+  // A document from before the digests: its builds are counted as not compared, never as the same.
+  const auto old = every_build_doc("13.0", {one("ladder::k<1>", 40, 0), one("ladder::k<2>", 64, 0)});
+  const std::string unknown = ladder::report::code_compare_table(ladder::report::compare_code(old, after));
+  CHECK_THAT(unknown, has_substr("0 builds the same, 0 changed, 2 not compared"));
+  CHECK_THROWS_WITH(ladder::report::compare_code(every_build_doc("13.0", {{{"entry", "k<1>"}, {"registers", 1},
+                                                                           {"local_bytes", 0}, {"static_shared_bytes", 0},
+                                                                           {"code", 7}}}), after),
+                    has_substr("builds[0].code: expected a string"));
+}
+
 TEST_CASE("ladder compare on every-build documents: exit 1 only for a build lost", "[report][resources][cli]") {
   const std::string a = temp_path("every-a.json"), b = temp_path("every-b.json"), c = temp_path("every-c.json"),
                     bench = temp_path("every-bench.json");
@@ -128,6 +160,7 @@ TEST_CASE("ladder compare on every-build documents: exit 1 only for a build lost
   INFO(moved.output);
   CHECK(moved.exit_code == 0);
   CHECK_THAT(moved.output, has_substr("| `k<1>` | **40 -> 48** |"));
+  CHECK_THAT(moved.output, has_substr("machine code (each kernel's .text digest): 0 builds the same, 0 changed, 2 not compared"));
   const Outcome lost = run_ladder("compare " + a + " " + c);
   CHECK(lost.exit_code == 1);
   CHECK_THAT(lost.output, has_substr("`k<2>`: only before"));

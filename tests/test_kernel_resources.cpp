@@ -30,9 +30,10 @@ std::string kernel_source(bool local) {
          "  a[threadIdx.x] = s;\n}\n";
 }
 
-ladder::toolchain::CompileResult compile(const ladder::toolchain::Nvrtc& nvrtc, bool local, const char* arch) {
+ladder::toolchain::CompileResult compile(const ladder::toolchain::Nvrtc& nvrtc, bool local, const char* arch,
+                                         const char* path = "probe_kernel.cu") {
   ladder::toolchain::CompileRequest req;
-  req.source_path = "probe_kernel.cu";
+  req.source_path = path;
   req.source_text = kernel_source(local);
   req.arch = arch;
   req.options = {"-maxrregcount=32"};
@@ -64,6 +65,15 @@ TEST_CASE("a cubin's registers, local and static shared bytes are read from the 
     CHECK(s.resources.registers <= 32);
     CHECK(s.resources.local_bytes > 0);  // 64 indexed floats under a cap of 32 registers
     CHECK(s.resources.static_shared_bytes == 400);
+    // The machine code's digest: the same for the same source compiled again under another name,
+    // different for the spilling kernel's other code.
+    CHECK(p.resources.code_digest.size() == 32);
+    const auto moved = compile(nvrtc, false, arch, "elsewhere/probe_kernel.cu");
+    REQUIRE(moved.ok);
+    CHECK(ladder::toolchain::kernel_resources(moved.image, "probe_kernel").resources.code_digest ==
+          p.resources.code_digest);
+    CHECK(s.resources.code_digest.size() == 32);
+    CHECK(s.resources.code_digest != p.resources.code_digest);
     // A name the image lacks: an error that names it.
     const auto missing = ladder::toolchain::kernel_resources(plain.image, "no_such_kernel");
     CHECK_FALSE(missing.ok);
@@ -92,6 +102,7 @@ TEST_CASE("a malformed or truncated image gives an error, never a crash", "[nvrt
     if (part.ok) {
       CHECK(part.resources.registers == whole.resources.registers);
       CHECK(part.resources.static_shared_bytes == whole.resources.static_shared_bytes);
+      CHECK(part.resources.code_digest == whole.resources.code_digest);  // the whole section or none
     }
   }
   CHECK(failed > static_cast<int>(r.image.size() / 61) / 2);

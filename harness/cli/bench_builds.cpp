@@ -45,11 +45,14 @@ int every_build_resources(const std::string& arch, const std::string& nvrtc_path
                           {"kernels", kernels::to_json(kernels::kernel_sources())},
                           {"failures", failures},
                           {"builds", nlohmann::json::array()}};
-    for (const auto& b : ok)
-      doc["builds"].push_back({{"entry", b.entry},
-                               {"registers", b.resources.registers},
-                               {"local_bytes", b.resources.local_bytes},
-                               {"static_shared_bytes", b.resources.static_shared_bytes}});
+    for (const auto& b : ok) {
+      nlohmann::json build = {{"entry", b.entry},
+                              {"registers", b.resources.registers},
+                              {"local_bytes", b.resources.local_bytes},
+                              {"static_shared_bytes", b.resources.static_shared_bytes}};
+      if (!b.resources.code_digest.empty()) build["code"] = b.resources.code_digest;
+      doc["builds"].push_back(std::move(build));
+    }
     write_file_atomic(json_path, doc.dump(1) + "\n");
   }
   return failures.empty() ? kExitOk : kExitFailure;

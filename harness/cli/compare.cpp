@@ -2,7 +2,8 @@
 // and by how much (exit 1 when any rung regressed); or, for two bench documents, each case's
 // times before and after, or with --fractions its fractions of each run's copy ceiling (exit 1
 // when a case timed before is not timed after); or, for two every-build documents, the builds
-// whose registers or memory moved (exit 1 when a build compiled before is not compiled after).
+// whose registers or memory moved, and those whose machine code changed (exit 1 when a build
+// compiled before is not compiled after).
 #include <iostream>
 
 #include "harness/cli/commands.h"
@@ -54,7 +55,8 @@ void add_compare(CLI::App& app, int& exit_code) {
                                       " compares bench documents' cases; these list builds");
         check_each(report::check_every_build_document);
         const auto changes = report::compare_builds(a, b);
-        std::cout << report::build_compare_table(changes, a, b);
+        std::cout << report::build_compare_table(changes, a, b)
+                  << report::code_compare_table(report::compare_code(a, b));
         exit_code = lost_any(changes) ? kExitFailure : kExitOk;
         return;
       }

@@ -151,7 +151,11 @@ std::map<std::string, toolchain::KernelResources> builds_of(const json& doc) {
     };
     if (!b.is_object() || !b.contains("entry") || !b["entry"].is_string())
       throw std::runtime_error(fmt::format("builds[{}].entry: expected a string", i));
-    out[b["entry"].get<std::string>()] = {integer("registers"), integer("local_bytes"), integer("static_shared_bytes")};
+    // "code": the machine code's digest; documents written before it was recorded have none.
+    if (b.contains("code") && !b["code"].is_string())
+      throw std::runtime_error(fmt::format("builds[{}].code: expected a string (the code digest)", i));
+    out[b["entry"].get<std::string>()] = {integer("registers"), integer("local_bytes"), integer("static_shared_bytes"),
+                                          b.value("code", std::string())};
     ++i;
   }
   return out;
@@ -190,6 +194,47 @@ std::vector<BuildChange> compare_builds(const json& before, const json& after) {
     if (!old_builds.count(entry)) out.push_back({entry, std::nullopt, r});
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.entry < b.entry; });
   return out;
+}
+
+// The template a build belongs to: its entry up to the template arguments.
+std::string template_of(const std::string& entry) { return entry.substr(0, entry.find('<')); }
+
+std::vector<CodeChanges> compare_code(const json& before, const json& after) {
+  const auto old_builds = builds_of(before), new_builds = builds_of(after);
+  std::map<std::string, CodeChanges> by_template;
+  for (const auto& [entry, r] : old_builds) {
+    const auto it = new_builds.find(entry);
+    if (it == new_builds.end()) continue;
+    CodeChanges& t = by_template[template_of(entry)];
+    t.name = template_of(entry);
+    if (r.code_digest.empty() || it->second.code_digest.empty()) ++t.unknown;
+    else if (r.code_digest == it->second.code_digest) ++t.same;
+    else t.changed.push_back(entry);
+  }
+  std::vector<CodeChanges> out;
+  for (auto& [name, t] : by_template) out.push_back(std::move(t));
+  return out;
+}
+
+std::string code_compare_table(const std::vector<CodeChanges>& templates) {
+  std::size_t same = 0, changed = 0, unknown = 0;
+  std::string rows;
+  for (const auto& t : templates) {
+    same += t.same;
+    changed += t.changed.size();
+    unknown += t.unknown;
+    if (t.changed.empty()) continue;
+    std::string named;
+    for (std::size_t i = 0; i < std::min<std::size_t>(t.changed.size(), 3); ++i)
+      named += fmt::format("{}`{}`", i ? ", " : "", t.changed[i].substr(t.name.size()));
+    if (t.changed.size() > 3) named += fmt::format(", {} more", t.changed.size() - 3);
+    rows += fmt::format("| `{}` | {} | {} | {} |\n", t.name, t.same + t.changed.size() + t.unknown, t.changed.size(), named);
+  }
+  std::string s = fmt::format("\nmachine code (each kernel's .text digest): {} builds the same, {} changed", same, changed);
+  if (unknown > 0) s += fmt::format(", {} not compared (a document without code digests)", unknown);
+  s += "\n";
+  if (!rows.empty()) s += "\n| kernel | builds in both | code changed | builds changed |\n| --- | --- | --- | --- |\n" + rows;
+  return s;
 }
 
 std::string build_compare_table(const std::vector<BuildChange>& changes, const json& before, const json& after) {

@@ -53,4 +53,17 @@ std::vector<BuildChange> compare_builds(const nlohmann::json& before, const nloh
 std::string build_compare_table(const std::vector<BuildChange>& changes, const nlohmann::json& before,
                                 const nlohmann::json& after);
 
+// A template's builds in both documents, by machine code: the same digest, a different one (the
+// build's entries), or not compared (a document written before the digests were recorded). Why:
+// an edit can change a build's instructions without moving its registers, and one that changes
+// none of them cannot have changed what a bench measured of it.
+struct CodeChanges {
+  std::string name;  // "ladder::rmsnorm_fwd"
+  std::size_t same = 0, unknown = 0;
+  std::vector<std::string> changed;
+};
+std::vector<CodeChanges> compare_code(const nlohmann::json& before, const nlohmann::json& after);
+// The totals, then a row for each template with a build whose code changed.
+std::string code_compare_table(const std::vector<CodeChanges>& templates);
+
 }  // namespace ladder::report

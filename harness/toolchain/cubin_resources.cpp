@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/core/hasher.h"
+
 namespace ladder::toolchain {
 namespace {
 
@@ -129,7 +131,17 @@ KernelResourcesResult kernel_resources(std::string_view cubin, std::string_view 
   }
   bool registers_found = false;
   const std::string shared_section = ".nv.shared." + std::string(kernel);
+  const std::string code_section = ".text." + std::string(kernel);
   for (const Section& s : *sections) {
+    if (s.name == code_section) {
+      if (s.offset > cubin.size() || cubin.size() - s.offset < s.size) {
+        out.error = fmt::format("the section {} lies outside the image", code_section);
+        return out;
+      }
+      Hasher h;
+      h.add(cubin.substr(s.offset, s.size));
+      out.resources.code_digest = h.hex();
+    }
     if (s.name == shared_section) {
       const std::uint64_t reserved = symbols.reserved_shared ? std::min(s.size, kReservedSharedInSection) : 0;
       out.resources.static_shared_bytes = static_cast<int>(s.size - reserved);
