@@ -395,7 +395,8 @@ struct StreamedPartials {
 // copies cannot serve. dw_row: the block's partial row (null: no weight); `first`: the block's
 // first row, which writes it rather than adds. Each column is kept by one thread, in row order.
 // The bulk-copy backward kernels' fallback, and the flat kernel's row path (flat_rows.cuh).
-template <typename T, bool FUSED, int M>
+// BLOCK: as row_group_sum's.
+template <typename T, bool FUSED, int BLOCK = 0, int M>
 __device__ __forceinline__ void rms_bwd_row_elementwise(T* dxr, T* drr, float* dw_row,
                                                         const T* xr, const T* rr, const T* w,
                                                         const T* dyr, const T* dhr, int d,
@@ -417,7 +418,7 @@ __device__ __forceinline__ void rms_bwd_row_elementwise(T* dxr, T* drr, float* d
     sums[0] = fmaf(s, s, sums[0]);
     sums[1] = fmaf(grad(c), s, sums[1]);
   }
-  row_group_sum<true>(sums, scratch, parity);
+  row_group_sum<true, BLOCK>(sums, scratch, parity);
   const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
   const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
   for (int c = tx; c < d; c += static_cast<int>(blockDim.x)) {

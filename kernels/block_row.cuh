@@ -309,7 +309,7 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
     for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
       for (int e = 0; e < kVec; ++e) acc[0] += v[i][e];
-    norm::row_group_sum<true>(acc, scratch, parity);
+    norm::row_group_sum<true, THREADS>(acc, scratch, parity);
     const float mu = norm::mean_of(acc[0], d);
     // Columns outside the row hold 0, which is not the mean: leave them out of the deviations.
     acc[0] = 0.f;
@@ -322,7 +322,7 @@ __global__ void __launch_bounds__(THREADS, norm::row_blocks_per_sm(THREADS, ITEM
         acc[0] = fmaf(dev, dev, acc[0]);
       }
     }
-    norm::row_group_sum<true>(acc, scratch, parity);
+    norm::row_group_sum<true, THREADS>(acc, scratch, parity);
     const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
     const norm::Standardize<T> standardize(mu, inv_std);
     if (threadIdx.x == 0) {

@@ -182,12 +182,12 @@ struct ClusterPlace {
 };
 
 // A row's sums over the block (row_group_sum), then, with CLUSTER > 1, over the cluster
-// (cluster_slots_begin first).
-template <int CLUSTER, bool ASYNC, int N, int M>
+// (cluster_slots_begin first). BLOCK: as row_group_sum's.
+template <int CLUSTER, bool ASYNC, int BLOCK, int N, int M>
 __device__ __forceinline__ void cluster_row_sum(float (&v)[N], ReduceScratch<M>& scratch,
                                                 int& parity, ClusterSlots<M>& slots,
                                                 int& cluster_sums) {
-  row_group_sum<true>(v, scratch, parity);
+  row_group_sum<true, BLOCK>(v, scratch, parity);
 #if LADDER_CLUSTERS
   if constexpr (CLUSTER > 1) cluster_sum<CLUSTER, ASYNC>(v, slots, cluster_sums);
 #endif

@@ -37,14 +37,14 @@ __device__ __forceinline__ void layernorm_row_elementwise(T* yr, const T* xr, co
   const int tx = static_cast<int>(threadIdx.x);
   float acc[1] = {0.f};
   for (int c = tx; c < d; c += THREADS) acc[0] += E::to_float(xr[c]);
-  row_group_sum<true>(acc, scratch, parity);
+  row_group_sum<true, THREADS>(acc, scratch, parity);
   const float mu = mean_of(acc[0], d);
   acc[0] = 0.f;
   for (int c = tx; c < d; c += THREADS) {
     const float dev = E::to_float(xr[c]) - mu;
     acc[0] = fmaf(dev, dev, acc[0]);
   }
-  row_group_sum<true>(acc, scratch, parity);
+  row_group_sum<true, THREADS>(acc, scratch, parity);
   const float inv_std = rsqrtf(mean_of(acc[0], d) + eps);
   const norm::Standardize<T> standardize(mu, inv_std);
   if (tx == 0) {
@@ -142,7 +142,7 @@ __global__ void __launch_bounds__(THREADS, THREADS <= 1024 / 2 ? 1024 / THREADS 
       for (int e = 0; e < kVec; ++e) acc[0] += v[e];
     }
     auto chunk = [&](int i) { return kHoldRow ? u[i] : staged[i * THREADS + tx]; };
-    norm::row_group_sum<true>(acc, scratch, parity);
+    norm::row_group_sum<true, THREADS>(acc, scratch, parity);
     // Every thread has read its chunks of the stage it no longer needs (the sum above needed
     // this row's; the last pass of the row before read that row's), and the sum's barrier (a warp
     // barrier for a one-warp block) orders those reads before this refill.
@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(THREADS, THREADS <= 1024 / 2 ? 1024 / THREADS 
         acc[0] = fmaf(dev, dev, acc[0]);
       }
     }
-    norm::row_group_sum<true>(acc, scratch, parity);
+    norm::row_group_sum<true, THREADS>(acc, scratch, parity);
     const float inv_std = rsqrtf(norm::mean_of(acc[0], d) + eps);
     const norm::Standardize<T> standardize(mu, inv_std);
     if (tx == 0) {

@@ -52,14 +52,14 @@ __device__ __forceinline__ void layernorm_bwd_row_elementwise(
   } else {
     float s[2] = {0.f, 0.f};
     for (int c = tx; c < d; c += THREADS) s[0] += E::to_float(xr[c]);
-    row_group_sum<true>(s, scratch, parity);
+    row_group_sum<true, THREADS>(s, scratch, parity);
     st.mean = mean_of(s[0], d);
     s[0] = 0.f;
     for (int c = tx; c < d; c += THREADS) {
       const float dev = E::to_float(xr[c]) - st.mean;
       s[0] = fmaf(dev, dev, s[0]);
     }
-    row_group_sum<true>(s, scratch, parity);
+    row_group_sum<true, THREADS>(s, scratch, parity);
     st.rstd = rsqrtf(mean_of(s[0], d) + eps);
   }
   auto grad = [&](int c) {
@@ -72,7 +72,7 @@ __device__ __forceinline__ void layernorm_bwd_row_elementwise(
     s[0] += g;
     s[1] = fmaf(g, (E::to_float(xr[c]) - st.mean) * st.rstd, s[1]);
   }
-  row_group_sum<true>(s, scratch, parity);
+  row_group_sum<true, THREADS>(s, scratch, parity);
   const float mean_g = mean_of(s[0], d);
   const float mean_gxhat = mean_of(s[1], d);
   for (int c = tx; c < d; c += THREADS) {
@@ -212,7 +212,8 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
 #pragma unroll
         for (int e = 0; e < kVec; ++e) sum_x[0] += v[e];
       }
-      norm::cluster_row_sum<CLUSTER, ASYNC_SUMS>(sum_x, scratch, parity, slots, cluster_sums);
+      norm::cluster_row_sum<CLUSTER, ASYNC_SUMS, THREADS>(sum_x, scratch, parity, slots,
+                                                          cluster_sums);
       st.mean = norm::mean_of(sum_x[0], d);
     }
     // g = dy * gamma for chunk i.
@@ -246,7 +247,7 @@ __device__ __forceinline__ void layernorm_bwd_bulk_rows(
         acc[2] = fmaf(g[e], dev, acc[2]);
       }
     }
-    norm::cluster_row_sum<CLUSTER, ASYNC_SUMS>(acc, scratch, parity, slots, cluster_sums);
+    norm::cluster_row_sum<CLUSTER, ASYNC_SUMS, THREADS>(acc, scratch, parity, slots, cluster_sums);
     walk.refill_previous(k);
     if (!saved) st.rstd = rsqrtf(norm::mean_of(acc[0], d) + eps);
     // dx = rstd * g - (rstd * mean(g) + xhat * rstd * mean(g * xhat)), as layernorm_bwd.

@@ -61,7 +61,7 @@ __device__ __forceinline__ void layernorm_loop_rows(T* y, const T* x, const T* g
       return stream_block_sum<THREADS>(v, scratch, set);
     } else {
       float sum[1] = {v};
-      row_group_sum<true>(sum, scratch, set);
+      row_group_sum<true, THREADS>(sum, scratch, set);
       return sum[0];
     }
   };

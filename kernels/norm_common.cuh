@@ -278,7 +278,12 @@ __device__ __forceinline__ void warp_sum(float (&v)[N]) {
 // Measured on the H200 (calls 56-57, reports/h200/bench-lean.txt): together with tiles_for's
 // ONE_TILE_FIRST and mean_of, LayerNorm forward and the backward kernels gained 1-4%; rmsnorm_fwd
 // and add_rmsnorm_fwd lost 1-4%, so they keep the loop (and the IEEE per-row math).
-template <bool UNROLLED = false, int N, int M>
+// BLOCK: blockDim.x where the kernel fixes it at compile time (it traps on any other), or
+// 0 where it is known only at run time. A block fixed wider than a warp never takes the one-warp
+// return, so its builds leave out that return's barrier: with the barrier compiled into every
+// build, ptxas allocated some wide builds differently (layernorm_fwd_loop<float, 512, 2>: 64
+// registers and two rows an SM where it had 40 and three), which none of them needs.
+template <bool UNROLLED = false, int BLOCK = 0, int N, int M>
 __device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<M>& scratch,
                                               int& parity) {
   static_assert(N <= M, "the scratch holds fewer values than the reduction");
@@ -304,7 +309,7 @@ __device__ __forceinline__ void row_group_sum(float (&v)[N], ReduceScratch<M>& s
   // lanes' reads in the one-warp bulk kernels, forward (call 338) and backward (call 343); with
   // it none, and schedule=warp's bf16 65536x1024 times did not move (call 343, an H100).
   if (blockDim.x <= 32) {
-    __syncwarp();
+    if constexpr (BLOCK <= 32) __syncwarp();
     return;
   }
   const int lane = threadIdx.x & 31;

@@ -82,7 +82,7 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
     if (lead != 0) return;
     bool first = true;
     for (long long row = part; row < rows; row += parts, first = false)
-      rms_bwd_row_elementwise<T, FUSED>(
+      rms_bwd_row_elementwise<T, FUSED, THREADS>(
           dx + row * dx_stride, FUSED && dr != nullptr ? dr + row * dr_stride : nullptr, dw_row,
           x + row * x_stride, FUSED ? r + row * r_stride : nullptr, w, dy + row * dy_stride,
           with_dh ? dh + row * dh_stride : nullptr, d, eps, w_offset, first, scratch, parity);
@@ -168,7 +168,7 @@ __device__ __forceinline__ void rms_bwd_bulk_rows(T* dx, T* dr, float* dw_partia
         sums[1] = fmaf(g[e], sv[e], sums[1]);
       }
     }
-    cluster_row_sum<CLUSTER, ASYNC_SUMS>(sums, scratch, parity, slots, cluster_sums);
+    cluster_row_sum<CLUSTER, ASYNC_SUMS, THREADS>(sums, scratch, parity, slots, cluster_sums);
     walk.refill_previous(k);
     const float inv_rms = rsqrtf(mean_of(sums[0], d) + eps);
     const float coef = inv_rms * inv_rms * inv_rms * mean_of(sums[1], d);
