@@ -17,6 +17,14 @@ namespace {
 // Where a name expression's template arguments start ("<" on), or its end where it has none.
 std::size_t arguments_start(const std::string& entry) { return std::min(entry.find('<'), entry.size()); }
 
+// The first three items, joined by ", ", and how many more there are: a table cell's sample.
+std::string first_three(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < 3; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > 3) out += fmt::format(", {} more", items.size() - 3);
+  return out;
+}
+
 }  // namespace
 
 std::string build_resources_markdown(const std::vector<BuildResources>& builds) {
@@ -44,15 +52,14 @@ std::string build_resources_markdown(const std::vector<BuildResources>& builds) 
     });
     std::string spills = "none";
     if (!local.empty()) {
-      spills = fmt::format("{} (up to {} B a thread):", local.size(), most_local);
-      for (std::size_t i = 0; i < local.size() && i < 3; ++i) {
+      std::vector<std::string> named;
+      for (const auto* b : local) {
         // A build by its template arguments (the row names the template), or by its name if it has none.
-        const std::string& entry = local[i]->entry;
-        const auto args = arguments_start(entry);
-        spills += fmt::format(" `{}` {} B{}", args < entry.size() ? entry.substr(args) : name,
-                              local[i]->resources.local_bytes, i + 1 < std::min<std::size_t>(local.size(), 3) ? "," : "");
+        const auto args = arguments_start(b->entry);
+        named.push_back(fmt::format("`{}` {} B", args < b->entry.size() ? b->entry.substr(args) : name,
+                                    b->resources.local_bytes));
       }
-      if (local.size() > 3) spills += fmt::format(", {} more", local.size() - 3);
+      spills = fmt::format("{} (up to {} B a thread): {}", local.size(), most_local, first_three(named));
     }
     md += fmt::format("| `{}` | {} | {} | {} |\n", name, list.size(),
                       lo == hi ? std::to_string(lo) : fmt::format("{}–{}", lo, hi), spills);
@@ -196,17 +203,15 @@ std::vector<BuildChange> compare_builds(const json& before, const json& after) {
   return out;
 }
 
-// The template a build belongs to: its entry up to the template arguments.
-std::string template_of(const std::string& entry) { return entry.substr(0, entry.find('<')); }
-
 std::vector<CodeChanges> compare_code(const json& before, const json& after) {
   const auto old_builds = builds_of(before), new_builds = builds_of(after);
   std::map<std::string, CodeChanges> by_template;
   for (const auto& [entry, r] : old_builds) {
     const auto it = new_builds.find(entry);
     if (it == new_builds.end()) continue;
-    CodeChanges& t = by_template[template_of(entry)];
-    t.name = template_of(entry);
+    const std::string name = entry.substr(0, arguments_start(entry));  // the template, namespace and all
+    CodeChanges& t = by_template[name];
+    t.name = name;
     if (r.code_digest.empty() || it->second.code_digest.empty()) ++t.unknown;
     else if (r.code_digest == it->second.code_digest) ++t.same;
     else t.changed.push_back(entry);
@@ -224,11 +229,10 @@ std::string code_compare_table(const std::vector<CodeChanges>& templates) {
     changed += t.changed.size();
     unknown += t.unknown;
     if (t.changed.empty()) continue;
-    std::string named;
-    for (std::size_t i = 0; i < std::min<std::size_t>(t.changed.size(), 3); ++i)
-      named += fmt::format("{}`{}`", i ? ", " : "", t.changed[i].substr(t.name.size()));
-    if (t.changed.size() > 3) named += fmt::format(", {} more", t.changed.size() - 3);
-    rows += fmt::format("| `{}` | {} | {} | {} |\n", t.name, t.same + t.changed.size() + t.unknown, t.changed.size(), named);
+    std::vector<std::string> named;
+    for (const auto& entry : t.changed) named.push_back(fmt::format("`{}`", entry.substr(t.name.size())));
+    rows += fmt::format("| `{}` | {} | {} | {} |\n", t.name, t.same + t.changed.size() + t.unknown, t.changed.size(),
+                        first_three(named));
   }
   std::string s = fmt::format("\nmachine code (each kernel's .text digest): {} builds the same, {} changed", same, changed);
   if (unknown > 0) s += fmt::format(", {} not compared (a document without code digests)", unknown);

@@ -28,11 +28,17 @@ constexpr std::string_view kReservedSharedSymbol = ".nv.reservedSmem";
 class Reader {
  public:
   explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  // The `count` bytes at `offset`, or nullopt where they run off the image.
+  std::optional<std::string_view> bytes(std::uint64_t offset, std::uint64_t count) const {
+    if (offset > bytes_.size() || bytes_.size() - offset < count) return std::nullopt;
+    return bytes_.substr(offset, count);
+  }
   template <typename U>
   std::optional<U> at(std::uint64_t offset) const {
-    if (offset > bytes_.size() || bytes_.size() - offset < sizeof(U)) return std::nullopt;
+    const auto raw = bytes(offset, sizeof(U));
+    if (!raw) return std::nullopt;
     U value;
-    std::memcpy(&value, bytes_.data() + offset, sizeof(U));
+    std::memcpy(&value, raw->data(), sizeof(U));
     return value;
   }
   // The NUL-terminated string at `offset`, or nullopt where it runs off the image.
@@ -134,12 +140,13 @@ KernelResourcesResult kernel_resources(std::string_view cubin, std::string_view 
   const std::string code_section = ".text." + std::string(kernel);
   for (const Section& s : *sections) {
     if (s.name == code_section) {
-      if (s.offset > cubin.size() || cubin.size() - s.offset < s.size) {
+      const auto code = r.bytes(s.offset, s.size);
+      if (!code) {
         out.error = fmt::format("the section {} lies outside the image", code_section);
         return out;
       }
       Hasher h;
-      h.add(cubin.substr(s.offset, s.size));
+      h.add(*code);
       out.resources.code_digest = h.hex();
     }
     if (s.name == shared_section) {
