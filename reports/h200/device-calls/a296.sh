@@ -11,11 +11,7 @@ if [[ $card != *H200* ]]; then echo "$card: not an H200, nothing run"; exit 0; f
 n=${CALL:-296}
 source reports/h200/device-calls/call_env.sh $n
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-cand
-timeout $(left 120) $B bench --json $OUT/bench.json > $OUT/bench-$n.txt 2>&1; echo "bench exit $? at $SECONDS s" >> $L
-grep -E "copy ceiling" $OUT/bench-$n.txt >> $L
-timeout $(left 160) python3 scripts/bench_peers.py --only add_rmsnorm --shape 1x4096 --cache cold \
-  --json $OUT/peers-decode-$n.json > $OUT/peers-decode-$n.txt 2>&1; echo "peers exit $? at $SECONDS s" >> $L
-(cd $OUT && tar czf /tmp/r.tgz bench.json bench-$n.txt peers-decode-$n.* && rm -f bench.json bench-$n.txt peers-decode-$n.* && mv /tmp/r.tgz call-$n-record.tgz)
+bench_of_record $n
 verify_every_rung $n ${END:-590}
 cat $L
 echo "total $SECONDS s"

@@ -15,16 +15,7 @@ set -u
 n=${CALL:-344}
 source reports/h200/device-calls/call_env.sh $n
 export LADDER_KERNELS_DIR=$PWD/kernels LADDER_CACHE_DIR=/tmp/lc-cand
-if [[ $card == *H200* ]]; then
-  timeout $(left 120) $B bench --json $OUT/bench.json > $OUT/bench-$n.txt 2>&1
-  echo "bench exit $? at $SECONDS s" >> $L
-  grep -E "copy ceiling" $OUT/bench-$n.txt >> $L
-  timeout $(left 160) python3 scripts/bench_peers.py --only add_rmsnorm --shape 1x4096 --cache cold \
-    --json $OUT/peers-decode-$n.json > $OUT/peers-decode-$n.txt 2>&1
-  echo "peers exit $? at $SECONDS s" >> $L
-  (cd $OUT && tar czf /tmp/r.tgz bench.json bench-$n.txt peers-decode-$n.* &&
-    rm -f bench.json bench-$n.txt peers-decode-$n.* && mv /tmp/r.tgz call-$n-record.tgz)
-fi
+[[ $card == *H200* ]] && bench_of_record $n
 rm -rf /tmp/k-barrier /tmp/k-bare && cp -r kernels /tmp/k-barrier && cp -r kernels /tmp/k-bare
 python3 - /tmp/k-bare/norm_common.cuh >> $L <<'PY'
 import sys

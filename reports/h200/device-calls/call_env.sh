@@ -40,6 +40,19 @@ ladder_ops() {
     grep -E " FAIL | UNRESOLVED | XPASS " $OUT/$name.txt | grep -v "rungs:" | head -10; } >> $L
   gzip -f $OUT/$name.txt $OUT/$name.json
 }
+# bench_of_record N: the bench of record ($OUT/bench.json, until second 120) and the decode row's
+# peers (until 160), both into $L, archived with their outputs as $OUT/call-N-record.tgz (the
+# device returns at most 8 files).
+bench_of_record() {
+  timeout $(left 120) $B bench --json $OUT/bench.json > $OUT/bench-$1.txt 2>&1
+  echo "bench exit $? at $SECONDS s" >> $L
+  grep -E "copy ceiling" $OUT/bench-$1.txt >> $L
+  timeout $(left 160) python3 scripts/bench_peers.py --only add_rmsnorm --shape 1x4096 --cache cold \
+    --json $OUT/peers-decode-$1.json > $OUT/peers-decode-$1.txt 2>&1
+  echo "peers exit $? at $SECONDS s" >> $L
+  (cd $OUT && tar czf /tmp/r.tgz bench.json bench-$1.txt peers-decode-$1.* &&
+    rm -f bench.json bench-$1.txt peers-decode-$1.* && mv /tmp/r.tgz call-$1-record.tgz)
+}
 # The compute-sanitizer command line that VERIFY_UNDER takes, less the tool's name:
 # VERIFY_UNDER="$sanitizer racecheck" (or memcheck, synccheck, initcheck); every process the
 # runner starts is checked.
