@@ -7,26 +7,47 @@ documents (`ladder bench --resources --every-build --json`) of the kernels the b
 the kernels now, whose `code` digests say whether a build's machine code is the same. A case is
 "the same" only when its plan takes the same builds and every one of them has the same code.
 """
-import json, sys
-then_doc, now_doc, eb_then, eb_now = sys.argv[1:5]
+import json
+import sys
+
+
 def cases(path):
+    """Each default-variant ladder case of a bench document, with the builds its plan took."""
     out = {}
-    for r in json.load(open(path))['results']:
-        if r.get('impl') != 'ladder' or r.get('variant'): continue
-        out[(r['op'], r['dtype'], r['rows'], r['d'])] = [k['entry'] for k in r.get('kernels', [])]
+    for r in json.load(open(path))["results"]:
+        if r.get("impl") == "ladder" and not r.get("variant"):
+            out[(r["op"], r["dtype"], r["rows"], r["d"])] = [k["entry"] for k in r.get("kernels", [])]
     return out
-then, now = cases(then_doc), cases(now_doc)
-code = lambda p: {b['entry']: b.get('code') for b in json.load(open(p))['builds']}
-ct, cn = code(eb_then), code(eb_now)
-same = []
-for case in sorted(now):
-    a, b = then.get(case), now[case]
-    if a is None: print('not in call 258:', case); continue
-    if a != b:
-        print(f"{' '.join(map(str, case)):32} plan differs: {a} -> {b}"); continue
-    diff = [k for k in b if ct.get(k) is None or ct.get(k) != cn.get(k)]
-    if diff:
-        print(f"{' '.join(map(str, case)):32} code differs: " + ', '.join(f"{k}{'' if ct.get(k) else ' (not compiled from then)'}" for k in diff))
-    else: same.append(case)
-print(f"{len(same)} of {len(now)} cases: the same builds with the same machine code as call 258 timed")
-for c in same: print('  same:', ' '.join(map(str, c)))
+
+
+def codes(path):
+    """Each build's code digest in an every-build document (None: a document without digests)."""
+    return {b["entry"]: b.get("code") for b in json.load(open(path))["builds"]}
+
+
+def main():
+    then, now = cases(sys.argv[1]), cases(sys.argv[2])
+    code_then, code_now = codes(sys.argv[3]), codes(sys.argv[4])
+    same = []
+    for case in sorted(now):
+        name = " ".join(map(str, case))
+        if case not in then:
+            print(f"{name:32} not in the timed bench")
+            continue
+        if then[case] != now[case]:
+            print(f"{name:32} plan differs: {then[case]} -> {now[case]}")
+            continue
+        # A build without a digest then (not compiled, or no digest recorded) is never the same.
+        differ = [k for k in now[case] if code_then.get(k) is None or code_then[k] != code_now.get(k)]
+        if differ:
+            print(f"{name:32} code differs: " +
+                  ", ".join(k if code_then.get(k) else f"{k} (no digest then)" for k in differ))
+        else:
+            same.append(name)
+    print(f"{len(same)} of {len(now)} cases: the same builds with the same machine code as the bench timed")
+    for name in same:
+        print("  same:", name)
+
+
+if __name__ == "__main__":
+    main()
